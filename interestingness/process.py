@@ -1,0 +1,78 @@
+"""Run one external command the way every oracle must: own process group, hard timeout, no shell."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Completed:
+    returncode: int | None  # None when killed by our timeout
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool
+
+    @property
+    def killed_by_signal(self) -> int | None:
+        """The signal that ended the process (not our timeout), if any."""
+        if self.returncode is not None and self.returncode < 0:
+            return -self.returncode
+        return None
+
+
+def run(
+    cmd: Sequence[str | os.PathLike],
+    *,
+    cwd: Path,
+    timeout: float | None,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> Completed:
+    """Run `cmd` (an argument list, never a shell string) in its own session.
+
+    On timeout the whole process group is killed, so a script's children (compilers it started)
+    die with it instead of running on in the background.
+    """
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [os.fspath(c) for c in cmd],
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    timed_out = False
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc.pid)
+        out, err = proc.communicate()
+    except BaseException:
+        _kill_group(proc.pid)
+        proc.wait()
+        raise
+    finally:
+        _kill_group(proc.pid)  # reap stragglers the leader left behind
+    return Completed(
+        returncode=None if timed_out else proc.returncode,
+        stdout=out.decode("utf-8", "replace"),
+        stderr=err.decode("utf-8", "replace"),
+        seconds=time.monotonic() - start,
+        timed_out=timed_out,
+    )
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

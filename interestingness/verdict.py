@@ -1,0 +1,31 @@
+"""The one type every oracle returns: the engine reads only this."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of one interestingness test.
+
+    `infra_failure` marks a failure of the machinery (tool killed by a signal, out of memory,
+    disk full) rather than an answer about the candidate: such a verdict is never cached and
+    the test may be retried. A compile error or a timeout is an answer (`interesting=False`).
+    """
+
+    interesting: bool
+    reason: str = ""
+    infra_failure: bool = False
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Oracle(Protocol):
+    """Decides whether a candidate is still interesting. Knows nothing about passes."""
+
+    def identity(self) -> dict[str, Any]:
+        """Everything besides the candidate's bytes that decides a verdict (for cache keys)."""
+
+    def test(self, content: bytes) -> Verdict:
+        """Test one candidate of the file under reduction. Must be safe to call concurrently."""

@@ -1,0 +1,175 @@
+"""`reduce FILE --test SCRIPT` / `reduce FILE -- FLAGS` / `reduce check FILE -- FLAGS`."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+
+from interestingness.script import ScriptError, ScriptOracle
+
+from . import passes
+from .engine import Engine
+from .evaluate import Evaluator
+from .files import atomic_write, default_output
+from .lexer import count_tokens
+from .progress import Progress
+from .source import Source, language_for
+
+# Distinct exit codes, so scripts can tell why a run did not reduce.
+EXIT_INPUT = 3            # input file missing, unreadable or would be overwritten
+EXIT_TEST = 4             # test script or oracle cannot be set up
+EXIT_NOT_INTERESTING = 5  # the original is not interesting
+EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
+EXIT_INTERRUPTED = 130
+
+
+class Fail(click.ClickException):
+    """A one-line error with its own exit code."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.exit_code = code
+
+
+class DefaultGroup(click.Group):
+    """`reduce FILE ...` means `reduce run FILE ...`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Reduce a C/C++/HIP test case while it stays interesting.
+
+    \b
+    reduce FILE --test SCRIPT      C-Reduce-style script: exit 0 = interesting
+    reduce FILE -- CLANG_FLAGS     built-in oracle: spills under full offload LTO only
+    reduce check FILE -- FLAGS     show the spill metrics of both builds
+    """
+
+
+@main.command("run")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("flags", nargs=-1, type=click.UNPROCESSED)
+@click.option("--test", "script", type=click.Path(path_type=Path), help="Interestingness script (exit 0 = interesting).")
+@click.option("--test-arg", is_flag=True, help="Pass the candidate's path as the script's last argument (llvm-reduce style).")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default=True, help="Tests run in parallel.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Result file [default: FILE.reduced.EXT].")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per test.")
+@click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
+@click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
+@click.option("--backend", type=click.Choice(["loky", "threading"]), default="loky", show_default=True, help="joblib backend.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
+        output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
+        backend: str, quiet: bool) -> None:
+    """Reduce FILE; the result goes to -o, never over FILE."""
+    text = _read_input(file)
+    output = _check_output(file, output or default_output(file), force)
+    language = language_for(file, text)
+    first, main_passes = _schedule(pass_names)
+    tmp_root = Path(tempfile.mkdtemp(prefix="reduce-"))
+    try:
+        oracle = _make_oracle(file, flags, script, test_arg, timeout, tmp_root)
+        with Evaluator(oracle, jobs, backend) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
+            source = Source(text, language)
+            progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
+                         f"{source.error_count} parse error node(s)")
+            _check_original(evaluator, text)
+            engine = Engine(
+                evaluator, language,
+                first=first, main=main_passes, prefilter=not no_prefilter,
+                on_accept=lambda content: atomic_write(output, content),
+                on_event=progress.event,
+            )
+            atomic_write(output, text)
+            start = time.monotonic()
+            try:
+                result = engine.reduce(text)
+            except KeyboardInterrupt:
+                result = engine.best.text
+                _summary(progress, file, output, text, result, evaluator, start, stopped=True)
+                raise Fail("interrupted: the best result so far is kept", EXIT_INTERRUPTED) from None
+            _summary(progress, file, output, text, result, evaluator, start, stopped=False)
+    finally:
+        shutil.rmtree(tmp_root, ignore_errors=True)
+
+
+def _read_input(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except FileNotFoundError:
+        raise Fail(f"no such file: {file}", EXIT_INPUT) from None
+    except IsADirectoryError:
+        raise Fail(f"is a directory, not a file: {file}", EXIT_INPUT) from None
+    except OSError as e:
+        raise Fail(f"cannot read {file}: {e.strerror}", EXIT_INPUT) from None
+
+
+def _check_output(file: Path, output: Path, force: bool) -> Path:
+    if output.resolve() == file.resolve():
+        raise Fail(f"refusing to write the result over the input file {file}", EXIT_INPUT)
+    if output.exists() and not force:
+        raise Fail(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
+    if not output.parent.is_dir():
+        raise Fail(f"output directory does not exist: {output.parent}", EXIT_INPUT)
+    return output
+
+
+def _schedule(pass_names: str | None):
+    try:
+        if pass_names:
+            return [], passes.resolve([n.strip() for n in pass_names.split(",") if n.strip()])
+        return passes.resolve(list(passes.FIRST)), passes.resolve(list(passes.MAIN))
+    except KeyError as e:
+        raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
+
+
+def _make_oracle(file: Path, flags, script, test_arg, timeout, tmp_root):
+    if script is None:
+        raise Fail("no --test SCRIPT given (the built-in spill oracle is not available yet)", EXIT_TEST)
+    if flags:
+        raise click.UsageError("compile flags after -- are for the built-in oracle; a --test script gets none")
+    try:
+        return ScriptOracle.create(script, file.name, timeout=timeout, tmp_root=tmp_root, test_arg=test_arg)
+    except ScriptError as e:
+        raise Fail(str(e), EXIT_TEST) from None
+
+
+def _check_original(evaluator: Evaluator, text: bytes) -> None:
+    """Say so before reducing anything when the original is not interesting."""
+    verdict = evaluator.test(text)
+    if verdict.interesting:
+        return
+    if verdict.reason.startswith("timeout"):
+        raise Fail(f"the test times out on the original ({verdict.reason}); raise --timeout", EXIT_ORIGINAL_TIMEOUT)
+    tail = verdict.details.get("stderr_tail", "").strip().splitlines()[-3:]
+    detail = ("; test said: " + " | ".join(tail)) if tail else ""
+    raise Fail(f"the original is not interesting ({verdict.reason}){detail}", EXIT_NOT_INTERESTING)
+
+
+def _summary(progress: Progress, file: Path, output: Path, original: bytes, result: bytes,
+             evaluator: Evaluator, start: float, stopped: bool) -> None:
+    c = evaluator.counters
+    state = "stopped" if stopped else "done"
+    progress.console.print(
+        f"{state}: {file} -> {output}\n"
+        f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)\n"
+        f"  tokens {count_tokens(original)} -> {count_tokens(result)}\n"
+        f"  tests  {c.tests} run, {c.memo_hits} answered from memory, {c.infra_retries} retried\n"
+        f"  wall   {time.monotonic() - start:.1f}s",
+        highlight=False,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Edits are byte-range replacements; a pass's item is a tuple of them (a parameter and its
+call-site arguments are one item). Items compose by union, which is what makes ddmin chunks
+of overlapping or nested items well defined."""
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple
+
+
+class Edit(NamedTuple):
+    start: int
+    end: int
+    replacement: bytes = b""
+
+
+Item = tuple[Edit, ...]
+
+_OPENERS = b"([{<"
+_CLOSERS = b")]}>;"
+
+
+def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
+    """Apply edits in position order, then repair list separators where something was deleted.
+
+    A deletion overlapping earlier edits is merged with them; an edit inside an already-edited
+    range is dropped (an outer edit wins over a nested one).
+    """
+    out = bytearray()
+    junctions: list[int] = []
+    pos = 0
+    for start, end, replacement in sorted(edits, key=lambda e: (e.start, -e.end)):
+        if start < pos:
+            if end <= pos or replacement:
+                continue
+            start = pos
+        out += text[pos:start]
+        if not replacement and start < end:
+            junctions.append(len(out))
+        out += replacement
+        pos = end
+    out += text[pos:]
+    for j in reversed(junctions):
+        _repair_separator(out, j)
+    return bytes(out)
+
+
+def _repair_separator(out: bytearray, j: int) -> None:
+    """Deleting list elements leaves `f(a, )`, `f(, b)` or `f(a, , b)`: drop the stray comma.
+    Stray separators are the classic failure of syntax-tree reducers; checking only at deletion
+    points keeps every other comma of the file untouched."""
+    left = j - 1
+    while left >= 0 and out[left] in b" \t\r\n":
+        left -= 1
+    right = j
+    while right < len(out) and out[right] in b" \t\r\n":
+        right += 1
+    if left < 0 or right >= len(out):
+        return
+    if out[left] == ord(",") and (out[right] in _CLOSERS or out[right] == ord(",")):
+        del out[left]
+    elif out[left] in _OPENERS and out[right] == ord(","):
+        del out[right]
+
+
+def deletion(start: int, end: int) -> Item:
+    return (Edit(start, end),)
+
+
+def line_span(text: bytes, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) to whole lines when nothing else shares them, so that deleting a
+    statement does not leave an empty indented line behind."""
+    line_start = text.rfind(b"\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return start, end
+    line_end = text.find(b"\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if text[end:line_end].strip():
+        return start, end
+    return line_start, line_end

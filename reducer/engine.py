@@ -1,0 +1,126 @@
+"""The C-Reduce-style fixpoint: run the schedule's passes, each over ddmin chunks of its items,
+keep every candidate the evaluator calls interesting, repeat until a sweep changes nothing.
+
+The engine knows nothing about HIP or about the oracle: candidates go to an Evaluator, the
+best-so-far goes to `on_accept`, and progress to `on_event`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Callable, Iterator, Sequence
+
+from .edits import Item, apply
+from .evaluate import Evaluator
+from .passes import Pass
+from .source import Source
+
+
+@dataclass
+class PassYield:
+    accepted: int = 0
+    bytes_removed: int = 0
+    candidates: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Status:
+    original_size: int
+    size: int
+    accepted: int = 0
+    prefiltered: int = 0
+    current_pass: str = ""
+    started: float = field(default_factory=time.monotonic)
+    per_pass: dict[str, PassYield] = field(default_factory=dict)
+
+
+class Engine:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        language: str,
+        *,
+        first: Sequence[Pass],
+        main: Sequence[Pass],
+        prefilter: bool = True,
+        on_accept: Callable[[bytes], None] = lambda text: None,
+        on_event: Callable[[str, Status], None] = lambda kind, status: None,
+    ):
+        self.evaluator = evaluator
+        self.language = language
+        self.first, self.main = list(first), list(main)
+        self.prefilter = prefilter
+        self.on_accept, self.on_event = on_accept, on_event
+        self.best: Source | None = None
+        self.status: Status | None = None
+
+    def reduce(self, text: bytes) -> bytes:
+        """Reduce `text`, which the caller has already found interesting."""
+        self.best = Source(text, self.language)
+        self.status = Status(original_size=len(text), size=len(text))
+        for p in self.first:
+            self._run_pass(p)
+        while True:
+            before = self.best.text
+            for p in self.main:
+                self._run_pass(p)
+            if self.best.text == before:
+                return self.best.text
+
+    def _run_pass(self, p: Pass) -> None:
+        if p.needs_tree and self.best.tree is None:
+            return
+        self.status.current_pass = p.name
+        stats = self.status.per_pass.setdefault(p.name, PassYield())
+        start = time.monotonic()
+        self.on_event("pass", self.status)
+        round = 0
+        while (items := p.items(self.best, round)) is not None:
+            self._ddmin(p, round, items, stats)
+            round += 1
+        stats.seconds += time.monotonic() - start
+
+    def _ddmin(self, p: Pass, round: int, items: list[Item], stats: PassYield) -> None:
+        """Chunks of consecutive items, biggest first; after an accepted chunk the items are
+        enumerated afresh and the search goes on at the same position."""
+        size = min(len(items), p.max_chunk or len(items))
+        while size >= 1 and items:
+            pos = 0
+            while pos < len(items):
+                found = self.evaluator.first_interesting(self._candidates(items, pos, size, stats))
+                if found is None:
+                    break
+                index, content, _ = found
+                self._accept(content, stats)
+                pos += index * size
+                items = p.items(self.best, round) or []
+            size //= 2
+
+    def _candidates(self, items: list[Item], pos: int, size: int, stats: PassYield) -> Iterator[bytes | None]:
+        """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller or
+        adds parse errors is None: rejected without a test."""
+        text = self.best.text
+        for start in range(pos, len(items), size):
+            candidate = apply(text, chain.from_iterable(items[start:start + size]))
+            stats.candidates += 1
+            ok = len(candidate) < len(text) and self._syntax_ok(candidate)
+            yield candidate if ok else None
+
+    def _syntax_ok(self, candidate: bytes) -> bool:
+        if not self.prefilter or self.best.tree is None:
+            return True
+        if Source(candidate, self.language).error_count <= self.best.error_count:
+            return True
+        self.status.prefiltered += 1
+        return False
+
+    def _accept(self, content: bytes, stats: PassYield) -> None:
+        stats.accepted += 1
+        stats.bytes_removed += len(self.best.text) - len(content)
+        self.best = Source(content, self.language)
+        self.status.size = len(content)
+        self.status.accepted += 1
+        self.on_accept(content)
+        self.on_event("accept", self.status)

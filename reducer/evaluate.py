@@ -1,0 +1,103 @@
+"""Turns candidates into verdicts: each distinct candidate is tested once, speculatively in
+parallel through joblib, and the first interesting one in proposal order wins, so the result
+does not depend on -j."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from joblib import Parallel, delayed
+
+from interestingness.verdict import Oracle, Verdict
+
+
+@dataclass
+class Counters:
+    tests: int = 0           # oracle calls made
+    memo_hits: int = 0       # candidates answered without an oracle call
+    infra_retries: int = 0
+    oracle_seconds: float = 0.0
+
+
+def digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+class Evaluator:
+    def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky"):
+        self.oracle = oracle
+        self.jobs = max(1, jobs)
+        self.backend = backend
+        self.counters = Counters()
+        self._memo: dict[str, Verdict] = {}
+        self._parallel: Parallel | None = None
+
+    def __enter__(self) -> "Evaluator":
+        if self.jobs > 1:
+            self._parallel = Parallel(n_jobs=self.jobs, backend=self.backend)
+            self._parallel.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._parallel is not None:
+            self._parallel.__exit__(*exc)
+            self._parallel = None
+
+    def test(self, content: bytes) -> Verdict:
+        return self._run([content])[0]
+
+    def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
+        """Index, content and verdict of the first interesting candidate, testing `jobs` at a
+        time. A None candidate is one the caller rejected without a test; it keeps its index."""
+        stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
+        while True:
+            batch, hit, pending = [], None, set()
+            for index, content in stream:
+                if content is None:
+                    continue
+                key = digest(content)
+                known = self._memo.get(key)
+                if known is None:
+                    if key in pending:  # an earlier candidate in this batch answers it
+                        continue
+                    pending.add(key)
+                    batch.append((index, content))
+                    if len(batch) == self.jobs:
+                        break
+                    continue
+                self.counters.memo_hits += 1
+                if known.interesting:
+                    hit = (index, content, known)
+                    break
+            if not batch and hit is None:
+                return None
+            verdicts = self._run([c for _, c in batch])
+            for (index, content), verdict in zip(batch, verdicts):
+                if verdict.interesting:
+                    return index, content, verdict
+            if hit is not None:
+                return hit
+
+    def _run(self, contents: list[bytes]) -> list[Verdict]:
+        """Test distinct candidates; a failure of the machinery is retried once and never memoised."""
+        verdicts = self._dispatch(contents)
+        retry = [i for i, v in enumerate(verdicts) if v.infra_failure]
+        if retry:
+            self.counters.infra_retries += len(retry)
+            for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
+                verdicts[i] = v
+        for content, verdict in zip(contents, verdicts):
+            if not verdict.infra_failure:
+                self._memo[digest(content)] = verdict
+        return verdicts
+
+    def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
+        self.counters.tests += len(contents)
+        if self._parallel is None or len(contents) == 1:
+            verdicts = [self.oracle.test(c) for c in contents]
+        else:
+            verdicts = list(self._parallel(delayed(self.oracle.test)(c) for c in contents))
+        self.counters.oracle_seconds += sum(v.seconds for v in verdicts)
+        return verdicts
+

@@ -1,0 +1,37 @@
+"""The pass registry and the default schedule (a C-Vise pass group in one list).
+
+The schedule runs first the cheap whole-file cleanups, then the structural passes from coarse to
+fine; the engine repeats the main list until a full sweep changes nothing.
+"""
+from __future__ import annotations
+
+from .balanced import balanced_passes
+from .base import Pass
+from .hoist import Hoist
+from .lists import Initializers, ListElements
+from .params import Params
+from .text import Blank, Comments, Lines, Tokens
+from .tree_delete import TreeDelete
+
+REGISTRY: dict[str, Pass] = {
+    p.name: p
+    for p in (Comments(), Blank(), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
+              Params(), Hoist(), *balanced_passes().values())
+}
+
+FIRST = ("comments", "blank")
+MAIN = (
+    "tree-delete", "braces", "lines", "params", "list-elements", "angles", "initializers",
+    "hoist", "braces-contents", "parens", "parens-contents", "brackets", "parens-delimiters",
+    "tokens", "blank",
+)
+
+
+def resolve(names: list[str]) -> list[Pass]:
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise KeyError(f"unknown pass(es): {', '.join(unknown)}; known: {', '.join(sorted(REGISTRY))}")
+    return [REGISTRY[n] for n in names]
+
+
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "resolve"]

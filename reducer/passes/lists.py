@@ -1,0 +1,47 @@
+"""Delete elements of comma-separated lists: call and template arguments, initializer-list
+elements, enumerators, base classes, constructor member initializers. `apply` repairs the
+separators."""
+from __future__ import annotations
+
+from ..edits import Item, deletion
+from ..source import Source
+from .base import Pass
+from .syntax import elements
+
+_LISTS = frozenset({
+    "argument_list", "template_argument_list", "initializer_list", "enumerator_list",
+    "base_class_clause", "field_initializer_list",
+})
+
+
+class ListElements(Pass):
+    name = "list-elements"
+    needs_tree = True
+
+    def enumerate(self, src: Source) -> list[Item]:
+        return [deletion(e.start_byte, e.end_byte)
+                for node in src.nodes() if node.type in _LISTS
+                for e in elements(node)]
+
+
+class Initializers(Pass):
+    """`int x = f(y);` -> `int x;`, default arguments and default member initializers."""
+
+    name = "initializers"
+    needs_tree = True
+
+    def enumerate(self, src: Source) -> list[Item]:
+        items = []
+        for node in src.nodes():
+            if node.type in ("init_declarator", "optional_parameter_declaration",
+                             "optional_type_parameter_declaration"):
+                decl = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+                if decl is not None:
+                    items.append(deletion(decl.end_byte, node.end_byte))
+            elif node.type == "field_declaration":
+                value = node.child_by_field_name("default_value")
+                if value is not None:
+                    prev = value.prev_sibling
+                    start = prev.start_byte if prev is not None and prev.type == "=" else value.start_byte
+                    items.append(deletion(start, value.end_byte))
+        return items

@@ -1,0 +1,56 @@
+"""Tree-sitter knowledge shared by the syntax passes: which nodes are whole statements or
+declarations, and how to name a function or template."""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+# Nodes that hold a sequence of statements/declarations; their children can be deleted one by one.
+# ERROR is among them: inside a region neither grammar parses, each child is a run of tokens.
+CONTAINERS = frozenset({
+    "translation_unit", "declaration_list", "compound_statement", "field_declaration_list",
+    "case_statement", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+    "preproc_elifdef", "ERROR",
+})
+
+_PUNCTUATION_ONLY = frozenset({"{", "}", "#endif", "#else", "#if", "#ifdef", "#ifndef", "#elif"})
+
+
+def deletable(node: Node) -> bool:
+    """A child of a container that is not the container's own syntax (braces, #endif, the
+    condition of an #if, the label of a case)."""
+    parent = node.parent
+    if parent is None or parent.type not in CONTAINERS:
+        return False
+    if node.type in _PUNCTUATION_ONLY or node.type == "comment":
+        return False
+    if parent.type != "ERROR" and not node.is_named:
+        return False
+    field = _field_of(parent, node)
+    return field not in ("condition", "name", "value", "alternative")
+
+
+def _field_of(parent: Node, child: Node) -> str | None:
+    for i, c in enumerate(parent.children):
+        if c.id == child.id:
+            return parent.field_name_for_child(i)
+    return None
+
+
+_NAME_FIELDS = ("declarator", "name", "field", "function")
+_LEAF_NAMES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier",
+                         "destructor_name", "operator_name"})
+
+
+def simple_name(node: Node | None) -> bytes | None:
+    """`ns::f<int>` -> b'f'; follows declarators and qualifiers down to the unqualified name."""
+    while node is not None:
+        if node.type in _LEAF_NAMES:
+            return node.text
+        node = next((node.child_by_field_name(f) for f in _NAME_FIELDS
+                     if node.child_by_field_name(f) is not None), None)
+    return None
+
+
+def elements(list_node: Node) -> list[Node]:
+    """The elements of a parameter/argument/initializer list, without punctuation or comments."""
+    return [c for c in list_node.named_children if c.type != "comment"]

@@ -1,0 +1,55 @@
+"""Passes that need no parse tree: blank space, comments, lines, tokens."""
+from __future__ import annotations
+
+import re
+
+from ..edits import Edit, Item, deletion, line_span
+from ..source import Source
+from .base import Pass
+
+_LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
+
+
+class Blank(Pass):
+    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove."""
+
+    name = "blank"
+
+    def enumerate(self, src: Source) -> list[Item]:
+        text, items, prev_end = src.text, [], 0
+        for tok in [*src.tokens, None]:
+            start = tok.start if tok else len(text)
+            gap = text[prev_end:start]
+            if gap:
+                want = b"" if prev_end == 0 or tok is None else (b"\n" if b"\n" in gap else b" ")
+                if gap != want:
+                    items.append((Edit(prev_end, start, want),))
+            if tok:
+                prev_end = tok.end
+        return items
+
+
+class Comments(Pass):
+    name = "comments"
+
+    def enumerate(self, src: Source) -> list[Item]:
+        return [deletion(*line_span(src.text, t.start, t.end)) for t in src.tokens if t.kind == "comment"]
+
+
+class Lines(Pass):
+    """C-Reduce's line pass: ddmin over lines."""
+
+    name = "lines"
+
+    def enumerate(self, src: Source) -> list[Item]:
+        return [deletion(m.start(), m.end()) for m in _LINE.finditer(src.text)]
+
+
+class Tokens(Pass):
+    """Runs of up to 8 tokens; big chunks of tokens never leave valid code."""
+
+    name = "tokens"
+    max_chunk = 8
+
+    def enumerate(self, src: Source) -> list[Item]:
+        return [deletion(t.start, t.end) for t in src.tokens if t.kind != "comment"]

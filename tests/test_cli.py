@@ -1,0 +1,142 @@
+"""The CLI as a user runs it: real scripts, real compilers, exit codes, files left behind."""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import CLANG, ROOT, needs_clang22, needs_gxx
+
+REDUCE = [sys.executable, "-m", "reducer.cli"]
+
+CXX_CASE = b"""#include <vector>
+// a comment that will go
+namespace ns {
+struct Widget { int a; int b; double c; void frob(int x, int y) { a = x + y; } };
+int helper(int a, int b, int c) { return a * b + c; }
+template <typename T, int N> struct Box { T data[N]; T get(int i) const { return data[i]; } };
+}
+int unused_function(int q) { for (int i = 0; i < q; ++i) { q += i; } return q; }
+int main() {
+  ns::Widget w{1, 2, 3.0};
+  w.frob(1, 2);
+  ns::Box<int, 4> box{};
+  int v = ns::helper(1, 2, 3) + box.get(0);
+  return undeclared_thing(v);
+}
+"""
+GXX_TEST = "LC_ALL=C g++ -fsyntax-only case.cpp 2>&1 | grep -q \"'undeclared_thing' was not declared\"\n"
+
+
+def reduce(*args, cwd: Path, env=None):
+    return subprocess.run([*REDUCE, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def own_tmp_entries() -> set[str]:
+    return {p.name for p in Path(tempfile.gettempdir()).glob("reduce-*")}
+
+
+@needs_gxx
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_reduces_cxx_with_gxx_script(tmp_path, script, jobs):
+    case = tmp_path / "case.cpp"
+    case.write_bytes(CXX_CASE)
+    test = script(GXX_TEST)
+    before = own_tmp_entries()
+    r = reduce(case, "--test", test, "-j", jobs, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = (tmp_path / "case.reduced.cpp").read_bytes()
+    assert case.read_bytes() == CXX_CASE  # the input is never touched
+    assert b"undeclared_thing" in out and len(out) < 60
+    assert own_tmp_entries() <= before  # no temp dirs left behind
+    assert "tests" in r.stderr and "bytes" in r.stderr
+
+
+@needs_gxx
+def test_j1_and_j2_give_byte_identical_results(tmp_path, script):
+    test = script(GXX_TEST)
+    outs = []
+    for jobs in (1, 2):
+        d = tmp_path / f"j{jobs}"
+        d.mkdir()
+        (d / "case.cpp").write_bytes(CXX_CASE)
+        r = reduce("case.cpp", "--test", test, "-j", jobs, "-q", cwd=d)
+        assert r.returncode == 0, r.stderr
+        outs.append((d / "case.reduced.cpp").read_bytes())
+    assert outs[0] == outs[1]
+
+
+@needs_clang22
+def test_hip_reduction_keeps_kernels_parseable(tmp_path, script):
+    from reducer.source import Source
+
+    kernel = tmp_path / "k.hip"
+    kernel.write_text("""#include <hip/hip_runtime.h>
+__device__ float scale(float x, float s) { return x * s; }
+__device__ int unused_helper(int a) { return a + 1; }
+template <int N>
+__global__ __launch_bounds__(256, 2) void saxpy(float* y, const float* x, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  #pragma unroll
+  for (int k = 0; k < N; ++k) y[i * N + k] = scale(x[i * N + k], a) + y[i * N + k];
+}
+__global__ void other(int* p) { p[threadIdx.x] = 7; }
+void launch(float* y, const float* x, hipStream_t s) { saxpy<4><<<dim3(16), dim3(256), 0, s>>>(y, x, 2.0f); }
+""")
+    shim = ROOT / "interestingness" / "shim"
+    test = script(
+        f"{CLANG} -x hip --offload-arch=gfx950 -O3 -nogpuinc -nogpulib -I{shim} -fno-offload-lto "
+        "--offload-device-only --no-gpu-bundle-output -S k.hip -o k.s 2>/dev/null || exit 1\n"
+        "grep -q v_fma_f32 k.s || grep -q v_fmac_f32 k.s\n")
+    r = reduce("k.hip", "--test", test, "-j", 2, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = (tmp_path / "k.reduced.hip").read_bytes()
+    assert b"__global__" in out and Source(out, "cuda").error_count == 0
+    assert b"unused_helper" not in out and b"other" not in out
+
+
+def test_missing_input(tmp_path, script):
+    r = reduce("nope.cpp", "--test", script("exit 0\n"), cwd=tmp_path)
+    assert r.returncode == 3 and "no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_script_missing_or_not_executable(tmp_path):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    r = reduce("a.cpp", "--test", "missing.sh", cwd=tmp_path)
+    assert r.returncode == 4 and "not found" in r.stderr
+    (tmp_path / "t.sh").write_text("exit 0\n")
+    r = reduce("a.cpp", "--test", "t.sh", cwd=tmp_path)
+    assert r.returncode == 4 and "not executable" in r.stderr
+
+
+def test_original_not_interesting_is_said_before_reducing(tmp_path, script):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    r = reduce("a.cpp", "--test", script("echo 'no bug here' >&2; exit 1\n"), cwd=tmp_path)
+    assert r.returncode == 5 and "not interesting" in r.stderr and "no bug here" in r.stderr
+    assert not (tmp_path / "a.reduced.cpp").exists()
+
+
+def test_original_timing_out(tmp_path, script):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    r = reduce("a.cpp", "--test", script("sleep 30\n"), "--timeout", "0.5", cwd=tmp_path)
+    assert r.returncode == 6 and "times out" in r.stderr
+
+
+def test_existing_output_is_not_overwritten(tmp_path, script):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    (tmp_path / "a.reduced.cpp").write_text("precious\n")
+    r = reduce("a.cpp", "--test", script("exit 0\n"), cwd=tmp_path)
+    assert r.returncode == 3 and "exists" in r.stderr
+    assert (tmp_path / "a.reduced.cpp").read_text() == "precious\n"
+    r = reduce("a.cpp", "--test", script("exit 0\n"), "-o", "a.cpp", cwd=tmp_path)
+    assert r.returncode == 3 and (tmp_path / "a.cpp").read_text() == "int x;\n"
+
+
+def test_test_arg_style_gets_the_candidate_path(tmp_path, script):
+    (tmp_path / "a.cpp").write_text("int keep_me;\nint drop_me;\n")
+    r = reduce("a.cpp", "--test", script('grep -q keep_me "$1"\n'), "--test-arg", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.reduced.cpp").read_text().strip() in ("keep_me", "keep_me;")

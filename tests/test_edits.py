@@ -1,0 +1,35 @@
+from reducer.edits import Edit, apply, line_span
+
+TEXT = b"f(a, b, c)"
+
+
+def test_edits_apply_in_order_and_outer_wins():
+    assert apply(b"abcdef", [Edit(4, 5, b"X"), Edit(0, 1)]) == b"bcdXf"
+    assert apply(b"abcdef", [Edit(1, 5), Edit(2, 3, b"Z")]) == b"af"
+
+
+def test_overlapping_deletions_merge():
+    assert apply(b"abcdef", [Edit(1, 3), Edit(2, 5)]) == b"af"
+
+
+def test_separators_repaired_after_list_deletions():
+    a, b, c = Edit(2, 3), Edit(5, 6), Edit(8, 9)
+    assert apply(TEXT, [b]).replace(b" ", b"") == b"f(a,c)"
+    assert apply(TEXT, [a]).replace(b" ", b"") == b"f(b,c)"
+    assert apply(TEXT, [c]).replace(b" ", b"") == b"f(a,b)"
+    assert apply(TEXT, [b, c]).replace(b" ", b"") == b"f(a)"
+    assert apply(TEXT, [a, b]).replace(b" ", b"") == b"f(c)"
+    assert apply(TEXT, [a, b, c]).replace(b" ", b"") == b"f()"
+
+
+def test_commas_away_from_deletions_are_untouched():
+    text = b"int x[] = {1, 2, };\nf(a, b);"
+    assert apply(text, [Edit(text.index(b"b"), text.index(b"b") + 1)]) == b"int x[] = {1, 2, };\nf(a );"
+
+
+def test_line_span_takes_whole_line_only_when_alone():
+    text = b"a;\n  b;\nc; d;\n"
+    s = text.index(b"b")
+    assert line_span(text, s, s + 2) == (3, 8)
+    d = text.index(b"d")
+    assert line_span(text, d, d + 2) == (d, d + 2)

@@ -1,0 +1,90 @@
+"""Each pass on a small input: what its items do when applied."""
+from reducer.edits import apply
+from reducer.passes import REGISTRY
+from reducer.source import Source
+
+
+def results(pass_name: str, text: bytes, language: str = "cpp", round: int = 0) -> list[bytes]:
+    src = Source(text, language)
+    return [apply(text, item) for item in REGISTRY[pass_name].items(src, round) or []]
+
+
+def squash(b: bytes) -> bytes:
+    return b" ".join(b.split())
+
+
+def test_tree_delete_goes_level_by_level():
+    text = b"int a;\nvoid f() {\n  int x;\n  x = 1;\n}\n"
+    top = results("tree-delete", text)
+    assert b"void f() {\n  int x;\n  x = 1;\n}\n" in top  # `int a;` gone with its line
+    inner = results("tree-delete", text, round=1)
+    assert b"int a;\nvoid f() {\n  x = 1;\n}\n" in inner
+    assert REGISTRY["tree-delete"].items(Source(text, "cpp"), 2) is None
+
+
+def test_tree_delete_handles_pragma_and_members():
+    text = b"struct S {\n  int a;\n  int b;\n};\nvoid f() {\n#pragma unroll\n  for (;;) {}\n}\n"
+    outs = [squash(r) for r in results("tree-delete", text, round=1)]
+    assert b"struct S { int b; }; void f() { #pragma unroll for (;;) {} }" in outs
+    assert b"struct S { int a; int b; }; void f() { for (;;) {} }" in outs
+
+
+def test_tree_delete_in_error_regions():
+    text = b"using v4 = __attribute__((ext_vector_type(4))) float;\nint keep;\n"
+    assert b"int keep;\n" in results("tree-delete", text, "cuda")
+
+
+def test_params_removes_call_site_arguments_too():
+    text = b"int g(int a, int b) { return b; }\nint h() { return g(1, 2) + g(3, 4); }\n"
+    outs = [squash(r) for r in results("params", text)]
+    assert b"int g( int b) { return b; } int h() { return g( 2) + g( 4); }" in outs
+
+
+def test_params_removes_template_arguments_at_uses():
+    text = b"template <int N, typename T> T f(T x) { return x; }\nint y = f<3, int>(1);\n"
+    outs = [squash(r).replace(b" ", b"") for r in results("params", text)]
+    assert b"template<typenameT>Tf(Tx){returnx;}inty=f<int>(1);" in outs
+
+
+def test_list_elements_and_initializers():
+    text = b"int v[] = {1, 2, 3};\nint z = compute(4);\n"
+    assert b"int v[] = {1 , 3};\nint z = compute(4);\n" in results("list-elements", text)
+    assert b"int v[] = {1, 2, 3};\nint z = compute();\n" in results("list-elements", text)
+    assert b"int v[] = {1, 2, 3};\nint z;\n" in results("initializers", text)
+
+
+def test_hoist_replaces_by_a_part():
+    text = b"void f(int c) { if (c) { g(); } int y = (c + 1); }"
+    outs = results("hoist", text)
+    assert b"void f(int c) { { g(); } int y = (c + 1); }" in outs
+    assert b"void f(int c) { if (c) { g(); } int y = c + 1; }" in outs
+
+
+def test_balanced_modes():
+    text = b"x = f(a[1], {2});"
+    assert b"x = f;" in results("parens", text)
+    assert b"x = f();" in results("parens-contents", text)
+    assert b"x = fa[1], {2};" in results("parens-delimiters", text)
+    assert b"x = f(a, {2});" in results("brackets", text)
+
+
+def test_angles_come_from_template_lists_only():
+    text = b"bool b = x < y; std::vector<int> v;"
+    assert results("angles", text) == [b"bool b = x < y; std::vector v;"]
+
+
+def test_comments_blank_lines_tokens():
+    text = b"int a; // note\n\n\n/* block */\nint   b;\n"
+    assert results("comments", text) == [b"int a; \n\n\n/* block */\nint   b;\n",
+                                         b"int a; // note\n\n\nint   b;\n"]
+    assert any(r == b"int a; // note\n/* block */\nint   b;\n" for r in results("blank", text))
+    assert b"int a; // note\n\n\n/* block */\nint   ;\n" in results("tokens", text)
+    assert results("lines", b"a\nb\n") == [b"b\n", b"a\n"]
+
+
+def test_hip_kernel_syntax_items_stay_parseable():
+    text = (b"template <int N> __global__ __launch_bounds__(256, 2) void k(float* p, int n) { p[n] = N; }\n"
+            b"void launch(float* p) { k<4><<<1, 256>>>(p, 2); }\n")
+    for name in ("params", "tree-delete"):
+        for out in results(name, text, "cuda"):
+            assert Source(out, "cuda").error_count == 0, out

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up everything the reducer and its tests need on a fresh Debian machine:
+# clang-22/lld-22/llvm-22 (AMDGPU backend, gfx950), g++, and a virtualenv with the package.
+# Safe to re-run; installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for pkg in clang-22 lld-22 llvm-22 g++; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ "${WITH_PEERS:-0}" = 1 ]; then  # peer reducers, for the benchmark scripts only
+  for pkg in cvise creduce; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'

@@ -120,7 +120,7 @@ def _defaults_to_offload_lto(clang: str) -> bool:
 
 
 def _checked(cmd: list[str], what: str) -> str:
-    res = run(cmd, cwd=Path.cwd(), timeout=60)
+    res = run(cmd, cwd=Path("/"), timeout=60)
     if res.returncode != 0:
         raise ToolchainError(f"{what} failed ({res.returncode}): {res.stderr.strip()[:500]}")
     return res.stdout

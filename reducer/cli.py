@@ -1,6 +1,7 @@
 """`reduce FILE --test SCRIPT` / `reduce FILE -- FLAGS` / `reduce check FILE -- FLAGS`."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -10,7 +11,11 @@ from pathlib import Path
 
 import click
 
+from interestingness.check import format_check, run_check
+from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.script import ScriptError, ScriptOracle
+from interestingness.spill import OracleSetupError, SpillOracle
+from interestingness.toolchain import ToolchainError
 
 from . import passes
 from .engine import Engine
@@ -34,6 +39,17 @@ class Fail(click.ClickException):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.exit_code = code
+
+
+def spill_options(f):
+    """Options of the built-in spill oracle, shared by `run` and `check`."""
+    f = click.option("--predicate", help="When a kernel is interesting, over lto.METRIC / nolto.METRIC "
+                     f"[default: {DEFAULT_PREDICATE}].")(f)
+    f = click.option("--kernel", "kernels", multiple=True,
+                     help="Target kernel: mangled name or part of the demangled one [default: every kernel "
+                     "that shows the effect in the original].")(f)
+    f = click.option("--clang", help="clang++ to use [default: $REDUCE_CLANG, /usr/lib/llvm-22/bin/clang++, PATH].")(f)
+    return f
 
 
 class DefaultGroup(click.Group):
@@ -69,17 +85,26 @@ def main() -> None:
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--backend", type=click.Choice(["loky", "threading"]), default="loky", show_default=True, help="joblib backend.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
-        backend: str, quiet: bool) -> None:
-    """Reduce FILE; the result goes to -o, never over FILE."""
+        backend: str, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
+    """Reduce FILE; the result goes to -o, never over FILE.
+
+    Without --test, the built-in spill-differential oracle decides, compiling FILE with the
+    clang FLAGS given after `--`."""
     text = _read_input(file)
     output = _check_output(file, output or default_output(file), force)
     language = language_for(file, text)
     first, main_passes = _schedule(pass_names)
     tmp_root = Path(tempfile.mkdtemp(prefix="reduce-"))
     try:
-        oracle = _make_oracle(file, flags, script, test_arg, timeout, tmp_root)
+        if script is None:
+            _note(quiet, "checking the original: building it with and without full offload LTO...")
+            oracle = _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root)
+            _note(quiet, f"target kernel(s): {', '.join(oracle.targets)}")
+        else:
+            oracle = _script_oracle(file, flags, script, test_arg, timeout, tmp_root)
         with Evaluator(oracle, jobs, backend) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
             source = Source(text, language)
             progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
@@ -102,6 +127,33 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
             _summary(progress, file, output, text, result, evaluator, start, stopped=False)
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
+
+
+@main.command("check")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("flags", nargs=-1, type=click.UNPROCESSED)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per compile.")
+@spill_options
+def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, clang: str | None,
+          kernels: tuple[str, ...], predicate: str | None) -> None:
+    """Build FILE with and without full offload LTO and compare the kernels' metrics.
+
+    Exit status 0 when the predicate holds (interesting), 5 when it does not."""
+    _read_input(file)
+    try:
+        report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
+                           predicate=predicate, timeout=timeout)
+    except (ToolchainError, PredicateError) as e:
+        raise Fail(str(e), EXIT_TEST) from None
+    click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
+    if not report["interesting"]:
+        sys.exit(EXIT_NOT_INTERESTING)
+
+
+def _note(quiet: bool, message: str) -> None:
+    if not quiet:
+        click.echo(message, err=True)
 
 
 def _read_input(file: Path) -> bytes:
@@ -134,15 +186,26 @@ def _schedule(pass_names: str | None):
         raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
 
 
-def _make_oracle(file: Path, flags, script, test_arg, timeout, tmp_root):
-    if script is None:
-        raise Fail("no --test SCRIPT given (the built-in spill oracle is not available yet)", EXIT_TEST)
+def _script_oracle(file: Path, flags, script, test_arg, timeout, tmp_root):
     if flags:
         raise click.UsageError("compile flags after -- are for the built-in oracle; a --test script gets none")
     try:
         return ScriptOracle.create(script, file.name, timeout=timeout, tmp_root=tmp_root, test_arg=test_arg)
     except ScriptError as e:
         raise Fail(str(e), EXIT_TEST) from None
+
+
+def _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root) -> SpillOracle:
+    """The built-in oracle, with its target kernels taken from the original."""
+    try:
+        oracle = SpillOracle(file, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels) or None,
+                             timeout, tmp_root)
+    except (ToolchainError, PredicateError) as e:
+        raise Fail(str(e), EXIT_TEST) from None
+    try:
+        return oracle.resolve_targets(text)
+    except OracleSetupError as e:
+        raise Fail(f"the original is not interesting: {e}", EXIT_NOT_INTERESTING) from None
 
 
 def _check_original(evaluator: Evaluator, text: bytes) -> None:

@@ -1,4 +1,5 @@
 """The CLI as a user runs it: real scripts, real compilers, exit codes, files left behind."""
+import json
 import os
 import subprocess
 import sys
@@ -140,3 +141,48 @@ def test_test_arg_style_gets_the_candidate_path(tmp_path, script):
     r = reduce("a.cpp", "--test", script('grep -q keep_me "$1"\n'), "--test-arg", "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "a.reduced.cpp").read_text().strip() in ("keep_me", "keep_me;")
+
+
+KERNEL = """#include <hip/hip_runtime.h>
+typedef float f4 __attribute__((ext_vector_type(4)));
+__device__ int unused_helper(int a) { return a * 3; }
+__global__ __launch_bounds__(256, 2) void k(float* p, const float* a) {
+  f4 acc = {0, 0, 0, 0};
+  __shared__ float lds[256];
+  lds[threadIdx.x] = a[blockIdx.x];
+  __syncthreads();
+  for (int i = 0; i < 64; ++i) acc = __builtin_amdgcn_mfma_f32_4x4x1f32(lds[i], a[i + 1], acc, 0, 0, 0);
+  p[threadIdx.x + blockDim.x * blockIdx.y] = acc[0];
+}
+__global__ __launch_bounds__(128) void k2(float* p) { p[threadIdx.x] = 1; }
+void launch(float* p, const float* a, hipStream_t s) { k<<<dim3(4), dim3(256), 0, s>>>(p, a); }
+"""
+
+
+@needs_clang22
+def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
+    (tmp_path / "k.hip").write_text(KERNEL)
+    r = reduce("k.hip", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64", "--kernel", "k(",
+               "-j", 2, "-q", "--", "-std=gnu++20", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = (tmp_path / "k.reduced.hip").read_text()
+    assert "mfma" in out and "unused_helper" not in out and "k2" not in out
+    check = reduce("check", "k.reduced.hip", "--json", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64",
+                   "--", "-std=gnu++20", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    assert json.loads(check.stdout)["interesting"] is True
+
+
+@needs_clang22
+def test_builtin_oracle_refuses_an_original_without_the_effect(tmp_path):
+    (tmp_path / "k.hip").write_text(KERNEL)
+    r = reduce("k.hip", "--", "-std=gnu++20", cwd=tmp_path)
+    assert r.returncode == 5 and "predicate false" in r.stderr
+    r = reduce("check", "k.hip", "--", "-std=gnu++20", cwd=tmp_path)
+    assert r.returncode == 5 and "verdict: not interesting" in r.stdout
+
+
+def test_bad_predicate_is_a_clear_error(tmp_path):
+    (tmp_path / "k.hip").write_text(KERNEL)
+    r = reduce("check", "k.hip", "--predicate", "__import__('os').system('true')", cwd=tmp_path)
+    assert r.returncode == 4 and "Traceback" not in r.stderr

@@ -11,21 +11,27 @@ _LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
 
 
 class Blank(Pass):
-    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove."""
+    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove. A newline
+    stays a newline (preprocessor lines need it); a space next to punctuation goes."""
 
     name = "blank"
 
     def enumerate(self, src: Source) -> list[Item]:
-        text, items, prev_end = src.text, [], 0
+        text, items, prev = src.text, [], None
         for tok in [*src.tokens, None]:
             start = tok.start if tok else len(text)
-            gap = text[prev_end:start]
+            end_prev = prev.end if prev else 0
+            gap = text[end_prev:start]
             if gap:
-                want = b"" if prev_end == 0 or tok is None else (b"\n" if b"\n" in gap else b" ")
+                if prev is None or tok is None:
+                    want = b""
+                elif b"\n" in gap:
+                    want = b"\n"
+                else:
+                    want = b"" if (prev.kind == "punct") != (tok.kind == "punct") else b" "
                 if gap != want:
-                    items.append((Edit(prev_end, start, want),))
-            if tok:
-                prev_end = tok.end
+                    items.append((Edit(end_prev, start, want),))
+            prev = tok
         return items
 
 

@@ -1,0 +1,82 @@
+"""`reduce check`: both sides of one file, every kernel, side by side (no laziness, no targets
+needed), so a user can see why a file is or is not interesting before reducing it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from interestingness.compile import LTO, NOLTO, SIDES
+from interestingness.metrics import METRICS, demangle
+from interestingness.predicates import DEFAULT_PREDICATE
+from interestingness.spill import SpillOracle
+
+
+def run_check(
+    path: str | os.PathLike,
+    flags: Sequence[str],
+    *,
+    clang: str | os.PathLike | None = None,
+    kernel: str | Sequence[str] | None = None,
+    predicate: str | None = None,
+    timeout: float = 300.0,
+) -> dict[str, Any]:
+    """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
+    (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs)."""
+    names = [kernel] if isinstance(kernel, str) else list(kernel or [])
+    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout)
+    m = oracle.measure(Path(path).read_bytes())
+    all_kernels = m.kernel_names()
+    selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)
+    plain = demangle(all_kernels, oracle.toolchain)
+    kernels = []
+    for k in all_kernels:
+        ok, why = oracle.kernel_verdict(m, k)
+        kernels.append({"name": k, "demangled": plain[k], "selected": k in selected,
+                        **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
+                        "interesting": ok, "reason": why})
+    verdicts = [k["interesting"] for k in kernels if k["selected"]]
+    tc = oracle.toolchain
+    return {
+        "toolchain": {"clang": tc.clang, "version": tc.version, "commit": tc.commit, "affected": tc.affected},
+        "interesting": bool(verdicts) and (all(verdicts) if names else any(verdicts)),
+        "predicate": oracle.predicate.source,
+        "kernel_filter": names or None,
+        "flags": list(oracle.compiler.flags),
+        "dropped_flags": list(oracle.dropped_flags),
+        "compiles": {side: {"ok": c.ok, "seconds": round(c.seconds, 3), "failure": c.failure,
+                            "message": c.message, "command": list(c.command)}
+                     for side, c in m.compiled.items()},
+        "kernels": kernels,
+    }
+
+
+def format_check(report: dict[str, Any]) -> str:
+    tc = report["toolchain"]
+    lines = [f"toolchain: {tc['version']} ({tc['clang']}; commit {tc['commit'] or 'unknown'}; "
+             f"full offload LTO by default: {'yes' if tc['affected'] else 'no'})"]
+    if report["dropped_flags"]:
+        lines.append(f"ignored flags: {' '.join(report['dropped_flags'])}")
+    for side, c in report["compiles"].items():
+        state = f"ok in {c['seconds']:.2f}s" if c["ok"] else f"{c['failure']}: {c['message']}"
+        lines.append(f"compile {side}: {state}")
+    width = max(len(m.label) for m in METRICS)
+    for k in report["kernels"]:
+        if not k["selected"]:
+            continue
+        lines += ["", f"kernel {k['demangled']}", f"  ({k['name']})",
+                  f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8}"]
+        for m in METRICS:
+            a, b = ((k[side] or {}).get(m.name) for side in SIDES)
+            mark = "  *" if a != b else ""
+            lines.append(f"  {m.label:<{width}}  {_cell(a):>8} | {_cell(b):<8}{mark}")
+        lines.append(f"  -> {'interesting' if k['interesting'] else 'not interesting: ' + k['reason']}")
+    if not any(k["selected"] for k in report["kernels"]):
+        lines += ["", "no kernels" + (f" matching {report['kernel_filter']}" if report["kernel_filter"] else "")]
+    lines += ["", f"predicate: {report['predicate']}",
+              f"verdict: {'INTERESTING' if report['interesting'] else 'not interesting'}"]
+    return "\n".join(lines)
+
+
+def _cell(v: Any) -> str:
+    return "-" if v is None else str(v)

@@ -1,0 +1,191 @@
+"""Build one side (full offload LTO, or none) of a candidate to AMDGPU assembly.
+
+Device code only, default offload driver, one fresh temp dir per compile so concurrent tests
+never share files. Output-shaping flags from the user are dropped: we decide what is emitted,
+and some (`-save-temps`) would silently change the LTO figures.
+"""
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from interestingness.process import run
+from interestingness.toolchain import Toolchain
+
+log = logging.getLogger(__name__)
+
+LTO, NOLTO = "lto", "nolto"
+SIDES = (LTO, NOLTO)
+SHIM_DIR = Path(__file__).parent / "shim"
+ASM_OUT, OBJ_OUT = "out.s", "out.o"
+
+# Dropped from user flags, with a warning. -save-temps in an LTO build adds -disable-llvm-passes
+# to the device pre-link compile (wrong figures); --offload-new-driver runs device LTO even under
+# -fno-offload-lto; the rest would change what is emitted or which side is built.
+_DROP = {"-c", "-S", "-E", "-###", "-fsyntax-only", "-emit-llvm", "--offload-new-driver",
+         "--offload-device-only", "--offload-host-only", "--cuda-device-only", "--cuda-host-only",
+         "--no-gpu-bundle-output", "--gpu-bundle-output", "-foffload-lto", "-fno-offload-lto"}
+_DROP_PREFIX = "-foffload-lto="
+_PATH_SEPARATE = {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot",
+                  "--sysroot", "-resource-dir", "--include-directory"}
+_PATH_JOINED = ("-I", "-isystem", "-iquote", "-idirafter")
+_PATH_EQUALS = ("--sysroot=", "--include-directory=", "-resource-dir=")
+_OPT_LEVEL = re.compile(r"^-O(\d|s|z|g|fast)?$")
+_ARCH = ("--offload-arch", "--cuda-gpu-arch")
+# Variables the driver, cc1 or lld read (include paths, option overrides, ROCm/HIP lookup).
+_ENV_PREFIXES = ("CLANG", "LLVM", "HIP", "ROCM", "AMD", "CCC_")
+_ENV_NAMES = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "COMPILER_PATH", "LIBRARY_PATH"}
+# Tool died for reasons outside the candidate (the driver reports a killed child this way).
+_INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
+                           r"|std::bad_alloc|No space left on device|Disk quota exceeded")
+
+
+def compiler_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The part of an environment that can change what the compiler produces."""
+    return {k: v for k, v in sorted(environ.items())
+            if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES}
+
+
+def prepare_flags(user_flags: Sequence[str], cwd: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(flags to use, flags dropped). Relative include-ish paths become absolute against `cwd`,
+    since compiles run in a temp dir; gfx950 and -O3 are added only when the user chose none."""
+    out: list[str] = []
+    dropped: list[str] = []
+    args = list(user_flags)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _DROP or a.startswith(_DROP_PREFIX) or "save-temps" in a:  # any form, -Wl,... too
+            dropped.append(a)
+        elif a.startswith("-X") and i + 1 < len(args) and "save-temps" in args[i + 1]:
+            dropped.extend(args[i:i + 2])  # -Xarch_device -save-temps, -Xoffload-linker -save-temps
+            i += 1
+        elif a == "-o":
+            dropped.extend(args[i:i + 2])
+            i += 1
+        elif a.startswith("-o") and not a.startswith(("-offload", "-objc")):
+            dropped.append(a)
+        elif a in _PATH_SEPARATE and i + 1 < len(args):
+            out += [a, _absolute(args[i + 1], cwd)]
+            i += 1
+        elif a.startswith(_PATH_EQUALS):
+            opt, _, p = a.partition("=")
+            out.append(f"{opt}={_absolute(p, cwd)}")
+        elif a.startswith(_PATH_JOINED) and a not in _PATH_SEPARATE:
+            opt = next(o for o in sorted(_PATH_JOINED, key=len, reverse=True) if a.startswith(o))
+            out.append(opt + _absolute(a[len(opt):], cwd))
+        else:
+            out.append(a)
+        i += 1
+    if not any(a.startswith(_ARCH) for a in out):
+        out.insert(0, "--offload-arch=gfx950")
+    if not any(_OPT_LEVEL.match(a) for a in out):
+        out.insert(1, "-O3")
+    for d in dropped:
+        log.warning("ignoring user flag %r: the oracle decides what is emitted and how", d)
+    return tuple(out), tuple(dropped)
+
+
+def _absolute(p: str, cwd: Path) -> str:
+    if p.startswith("=") or os.path.isabs(p):  # "=dir" is sysroot-relative
+        return p
+    return os.path.normpath(os.path.join(cwd, p))
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One side's outcome: assembly texts (one per LTO partition) or a failure."""
+
+    side: str
+    command: tuple[str, ...]
+    seconds: float
+    asm: tuple[str, ...] = ()
+    failure: str | None = None  # "error" (verdict), "timeout" (verdict), "infra" (retry)
+    message: str = ""
+    artifacts: str | None = None  # temp dir kept for inspection
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+@dataclass(frozen=True)
+class Compiler:
+    toolchain: Toolchain
+    flags: tuple[str, ...]  # from prepare_flags
+    file_name: str  # candidate is written under the original's name (diagnostics, __FILE__)
+    source_dir: str  # original's directory: quoted includes next to it must still resolve
+    timeout: float
+    tmp_parent: str | None = None
+    keep_artifacts: bool = False
+    env: tuple[tuple[str, str], ...] = field(default_factory=lambda: tuple(compiler_env(os.environ).items()))
+
+    def command(self, side: str, emit: str = "asm") -> list[str]:
+        """The exact clang command for one side; `emit` is "asm" (what the oracle reads) or "obj"."""
+        if side == LTO:
+            mode = [] if self.toolchain.affected else ["-foffload-lto=full"]
+        elif side == NOLTO:
+            mode = ["-fno-offload-lto"]
+        else:
+            raise ValueError(f"unknown side {side!r}")
+        if emit == "obj":
+            output = ["-c", "-o", OBJ_OUT]
+        elif side == LTO:  # the asm comes out of the device link step: out.s.lto[.N].s
+            output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
+        else:
+            output = ["-S", "-o", ASM_OUT]
+        return [self.toolchain.clang, "-x", "hip", "-nogpuinc", "-nogpulib", f"-I{SHIM_DIR}",
+                f"-iquote{self.source_dir}", "-fno-crash-diagnostics", *self.flags, *mode,
+                "--offload-device-only", "--no-gpu-bundle-output", *output, self.file_name]
+
+    def compile(self, side: str, content: bytes) -> Compiled:
+        cmd = self.command(side)
+        try:
+            work = Path(tempfile.mkdtemp(prefix=f"reduce-{side}-", dir=self.tmp_parent))
+        except OSError as e:
+            return Compiled(side, tuple(cmd), 0.0, failure="infra", message=f"temp dir: {e}")
+        try:
+            (work / self.file_name).write_bytes(content)
+            env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)}
+            res = run(cmd, cwd=work, timeout=self.timeout, env=env | dict(self.env))
+            kept = str(work) if self.keep_artifacts else None
+            if res.timed_out:
+                return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
+                                message=f"timeout after {self.timeout:g}s", artifacts=kept)
+            if res.killed_by_signal or _INFRA_STDERR.search(res.stderr):
+                why = f"signal {res.killed_by_signal}" if res.killed_by_signal else _first_lines(res.stderr)
+                return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=why, artifacts=kept)
+            if res.returncode != 0:
+                return Compiled(side, tuple(cmd), res.seconds, failure="error",
+                                message=_first_lines(res.stderr), artifacts=kept)
+            files = _asm_files(work, side)
+            if not files:
+                return Compiled(side, tuple(cmd), res.seconds, failure="error",
+                                message=f"no assembly produced (looked for {ASM_OUT}*)", artifacts=kept)
+            asm = tuple(f.read_text(errors="replace") for f in files)
+            return Compiled(side, tuple(cmd), res.seconds, asm=asm, artifacts=kept)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE):
+                return Compiled(side, tuple(cmd), 0.0, failure="infra", message=str(e))
+            raise
+        finally:
+            if not self.keep_artifacts:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+def _asm_files(work: Path, side: str) -> list[Path]:
+    """No-LTO: out.s. LTO: lld writes one file per partition, out.s.lto.s, out.s.lto.1.s, ..."""
+    if side == NOLTO:
+        return [work / ASM_OUT] if (work / ASM_OUT).exists() else []
+    return sorted(work.glob(f"{ASM_OUT}.lto*.s"))
+
+
+def _first_lines(text: str, n: int = 8) -> str:
+    return "\n".join(text.strip().splitlines()[:n])

@@ -1,0 +1,153 @@
+"""A small, safe predicate language over one kernel's metrics on both sides.
+
+Names are `lto.<metric>` and `nolto.<metric>` (metrics: see `interestingness.metrics.METRICS`);
+allowed: numbers, + - * /, comparisons (chains too), and/or/not, parentheses. Parsed with `ast`
+against a whitelist and interpreted, never eval'd. `x / 0` follows IEEE (inf, or nan for 0/0).
+
+Evaluation is three-valued: a side not compiled yet, or a metric the asm could not determine, is
+*unknown* (None). `and` is False as soon as one operand is False, so the oracle can compile the
+LTO side first and skip the no-LTO compile when the answer is already decided. A predicate that
+is still unknown with both sides computed counts as false.
+
+The default predicate (DEFAULT_PREDICATE), exactly:
+
+    lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and
+    nolto.vgpr_spills * 4 <= lto.vgpr_spills and lto.mfma == nolto.mfma
+
+Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
+Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures;
+both builds do the same matrix work. It keys on register spills, not scratch use: LTO can also
+put private arrays in scratch without spilling a register, which is a different effect. The
+oracle adds that the kernel must exist on both sides.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from typing import Any, Mapping
+
+from interestingness.metrics import METRIC_NAMES
+
+SIDE_NAMES = ("lto", "nolto")
+
+DEFAULT_PREDICATE = (
+    "lto.vgpr_spills > 0 and lto.spill_ops > 0"
+    " and nolto.spill_ops * 4 <= lto.spill_ops and nolto.vgpr_spills * 4 <= lto.vgpr_spills"
+    " and lto.mfma == nolto.mfma"
+)
+
+Value = float | int | bool | None  # None: unknown
+
+_ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: None}
+_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+class PredicateError(ValueError):
+    """The predicate text is not in the language."""
+
+
+class Predicate:
+    """A parsed predicate. Pickles as its source text."""
+
+    def __init__(self, source: str):
+        self.source = source
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+        except SyntaxError as e:
+            raise PredicateError(f"syntax error in predicate {source!r}: {e.msg}") from None
+        _check(tree.body)
+        self._tree = tree.body
+        self.names = tuple(sorted(_names(tree)))  # metrics it reads, e.g. "lto.spill_ops"
+        self.canonical = ast.unparse(tree)
+
+    def __reduce__(self):
+        return (Predicate, (self.source,))
+
+    def __repr__(self) -> str:
+        return f"Predicate({self.source!r})"
+
+    def evaluate(self, lto: Mapping[str, Any] | None, nolto: Mapping[str, Any] | None) -> bool | None:
+        """True / False, or None when unknown metrics leave it undecided."""
+        return _truth(_eval(self._tree, {"lto": lto, "nolto": nolto}))
+
+    def explain(self, lto: Mapping[str, Any] | None, nolto: Mapping[str, Any] | None) -> str:
+        """Why it is not true: the first top-level `and` operand that is not, with its values."""
+        env = {"lto": lto, "nolto": nolto}
+        node = self._tree
+        parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+        for part in parts:
+            if _truth(_eval(part, env)) is not True:
+                values = ", ".join(f"{n}={_lookup(n, env)}" for n in sorted(_names(part)))
+                return f"{ast.unparse(part)} [{values}]"
+        return "true"
+
+
+def _check(node: ast.AST) -> None:
+    if isinstance(node, ast.BoolOp):
+        for v in node.values:
+            _check(v)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub, ast.UAdd)):
+        _check(node.operand)
+    elif isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        _check(node.left)
+        _check(node.right)
+    elif isinstance(node, ast.Compare) and all(type(o) in _COMPARE for o in node.ops):
+        for v in (node.left, *node.comparators):
+            _check(v)
+    elif isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        pass
+    elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+          and node.value.id in SIDE_NAMES):
+        if node.attr not in METRIC_NAMES:
+            raise PredicateError(f"unknown metric {node.value.id}.{node.attr!s}; known: "
+                                 + ", ".join(sorted(METRIC_NAMES)))
+    else:
+        raise PredicateError(f"not allowed in a predicate: {ast.unparse(node)!r} (use lto.<metric>, nolto.<metric>,"
+                             " numbers, + - * /, comparisons, and/or/not)")
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def _lookup(name: str, env: Mapping[str, Any]) -> Value:
+    side, metric = name.split(".")
+    table = env[side]
+    return None if table is None else table.get(metric)
+
+
+def _truth(v: Value) -> bool | None:
+    return None if v is None else bool(v)
+
+
+def _eval(node: ast.AST, env: Mapping[str, Any]) -> Value:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute):
+        return _lookup(f"{node.value.id}.{node.attr}", env)
+    if isinstance(node, ast.BoolOp):  # Kleene logic: a decided operand wins over unknowns
+        vals = [_truth(_eval(v, env)) for v in node.values]
+        decisive = isinstance(node.op, ast.Or)  # True decides `or`, False decides `and`
+        if decisive in vals:
+            return decisive
+        return None if None in vals else not decisive
+    if isinstance(node, ast.UnaryOp):
+        v = _eval(node.operand, env)
+        if v is None:
+            return None
+        return {ast.Not: lambda x: not x, ast.USub: operator.neg, ast.UAdd: operator.pos}[type(node.op)](v)
+    if isinstance(node, ast.BinOp):
+        a, b = _eval(node.left, env), _eval(node.right, env)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Div):
+            return a / b if b else (math.nan if not a else math.copysign(math.inf, a))
+        return _ARITH[type(node.op)](a, b)
+    if isinstance(node, ast.Compare):  # a < b < c means a < b and b < c
+        vals = [_eval(v, env) for v in (node.left, *node.comparators)]
+        results = [None if x is None or y is None else _COMPARE[type(op)](x, y)
+                   for op, x, y in zip(node.ops, vals, vals[1:])]
+        return False if False in results else (None if None in results else True)
+    raise AssertionError(f"unchecked node {node!r}")

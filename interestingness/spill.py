@@ -1,0 +1,187 @@
+"""The spill-differential oracle: is the candidate still a kernel that spills under full offload
+LTO but not without it?
+
+Each test compiles the LTO side first and evaluates the predicate with the no-LTO side unknown;
+only when that leaves the answer open is the no-LTO side compiled (most candidates a reducer
+tries lose the spill, so this halves their cost).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from interestingness.compile import LTO, NOLTO, SHIM_DIR, SIDES, Compiled, Compiler, prepare_flags
+from interestingness.metrics import Metrics, analyse, demangle
+from interestingness.predicates import DEFAULT_PREDICATE, Predicate
+from interestingness.toolchain import Toolchain, find_toolchain
+from interestingness.verdict import Verdict
+
+IDENTITY_VERSION = "spill-differential/1"
+
+
+class OracleSetupError(ValueError):
+    """The original cannot seed a reduction (does not compile, no kernel matches, predicate false)."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Both sides of one source: the compiles and, for each side that built, its kernels' metrics."""
+
+    compiled: dict[str, Compiled]
+    metrics: dict[str, dict[str, Metrics] | None]
+
+    def kernel_names(self) -> list[str]:
+        names: dict[str, None] = {}
+        for side in SIDES:
+            names.update(dict.fromkeys(self.metrics.get(side) or {}))
+        return list(names)
+
+
+class SpillOracle:
+    """Implements `interestingness.verdict.Oracle`. Call `resolve_targets(original)` before `test`."""
+
+    def __init__(
+        self,
+        file_name: str | os.PathLike,
+        flags: Sequence[str],
+        toolchain: Toolchain | str | os.PathLike | None = None,
+        predicate: str = DEFAULT_PREDICATE,
+        kernels: Sequence[str] | None = None,
+        timeout: float = 300.0,
+        tmp_dir: str | os.PathLike | None = None,
+        keep_artifacts: bool = False,
+        *,
+        cwd: str | os.PathLike | None = None,
+    ):
+        tc = toolchain if isinstance(toolchain, Toolchain) else find_toolchain(toolchain)
+        cwd = Path(cwd or os.getcwd())
+        source = Path(cwd, file_name)
+        effective, self.dropped_flags = prepare_flags(flags, cwd)
+        self.compiler = Compiler(
+            toolchain=tc, flags=effective, file_name=source.name,
+            source_dir=os.path.normpath(source.parent), timeout=timeout,
+            tmp_parent=os.fspath(tmp_dir) if tmp_dir is not None else None,
+            keep_artifacts=keep_artifacts,
+        )
+        self.predicate = Predicate(predicate)
+        self.kernels = tuple(kernels) if kernels else None
+        self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return self.compiler.toolchain
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "oracle": IDENTITY_VERSION,
+            "toolchain": self.toolchain.identity(),
+            "commands": {side: self.compiler.command(side) for side in SIDES},
+            "predicate": self.predicate.canonical,
+            "kernels": list(self.kernels) if self.kernels else None,
+            "targets": list(self.targets) if self.targets is not None else None,
+            "shim_sha256": shim_sha256(),
+            "env": dict(self.compiler.env),
+            "timeout": self.compiler.timeout,
+        }
+
+    def measure(self, content: bytes) -> Measurement:
+        """Compile both sides (no laziness): for seeding and for `reduce check`."""
+        compiled = {side: self.compiler.compile(side, content) for side in SIDES}
+        metrics = {side: analyse(c.asm) if c.ok else None for side, c in compiled.items()}
+        return Measurement(compiled, metrics)
+
+    def match(self, measurement: Measurement, names: Sequence[str]) -> dict[str, list[str]]:
+        """{user name: kernels it selects}: the mangled name itself or a demangled substring."""
+        kernels = measurement.kernel_names()
+        plain = demangle(kernels, self.toolchain)
+        return {n: [k for k in kernels if k == n or n in plain[k]] for n in names}
+
+    def kernel_verdict(self, measurement: Measurement, kernel: str) -> tuple[bool, str]:
+        """(predicate holds, why not) for one kernel with both sides computed."""
+        lto, nolto = (_kernel(measurement.metrics[s], kernel) for s in SIDES)
+        for side, table in ((LTO, lto), (NOLTO, nolto)):
+            if table is None:
+                return False, f"kernel {kernel} missing ({side})"
+        if self.predicate.evaluate(lto, nolto) is True:
+            return True, ""
+        return False, f"predicate false for {kernel}: {self.predicate.explain(lto, nolto)}"
+
+    def resolve_targets(self, original: bytes) -> SpillOracle:
+        """A copy whose targets are the kernels (named ones, or else all) the predicate holds for."""
+        m = self.measure(original)
+        for side, c in m.compiled.items():
+            if not c.ok:
+                raise OracleSetupError(f"the original does not build ({side}, {c.failure}): {c.message}")
+        available = m.kernel_names()
+        if self.kernels:
+            candidates: list[str] = []
+            for name, found in self.match(m, self.kernels).items():
+                if not found:
+                    raise OracleSetupError(f"no kernel matches {name!r}; kernels: {', '.join(available)}")
+                candidates += [k for k in found if k not in candidates]
+        else:
+            candidates = available
+        verdicts = {k: self.kernel_verdict(m, k) for k in candidates}
+        targets = tuple(k for k, (ok, _) in verdicts.items() if ok)
+        if not targets:
+            why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
+            raise OracleSetupError(f"the predicate holds for no kernel of the original: {why}")
+        resolved = copy.copy(self)
+        resolved.targets = targets
+        return resolved
+
+    def test(self, content: bytes) -> Verdict:
+        if self.targets is None:
+            raise RuntimeError("SpillOracle.test before resolve_targets(original)")
+        start = time.monotonic()
+        details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
+
+        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
+            return Verdict(interesting, reason, infra, time.monotonic() - start, details)
+
+        tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
+        for side in SIDES:
+            if side == NOLTO and self._decided(tables[LTO]):
+                details["compiles"][NOLTO] = {"skipped": True}
+                break
+            c = self.compiler.compile(side, content)
+            details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts}
+            if not c.ok:
+                what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
+                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
+            tables[side] = analyse(c.asm)
+            for t in self.targets:
+                details["kernels"][t][side] = tables[side].get(t)
+                if t not in tables[side]:
+                    return verdict(False, f"kernel {t} missing ({side})")
+        results = {t: self.predicate.evaluate(tables[LTO][t], _kernel(tables[NOLTO], t)) for t in self.targets}
+        # name a definitely-false target over one left unknown by the skipped no-LTO side
+        failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]
+        if failing:
+            t = failing[0]
+            why = self.predicate.explain(tables[LTO][t], _kernel(tables[NOLTO], t))
+            return verdict(False, f"predicate false for {t}: {why}")
+        return verdict(True)
+
+    def _decided(self, lto: dict[str, Metrics]) -> bool:
+        """Whether the LTO side alone settles the answer: false for one target, or true for all."""
+        results = [self.predicate.evaluate(lto[t], None) for t in self.targets]
+        return False in results or all(r is True for r in results)
+
+
+def _kernel(table: dict[str, Metrics] | None, name: str) -> Metrics | None:
+    return None if table is None else table.get(name)
+
+
+def shim_sha256() -> str:
+    """Hash of every file of the shim include tree (names and contents)."""
+    h = hashlib.sha256()
+    for p in sorted(SHIM_DIR.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(SHIM_DIR)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()

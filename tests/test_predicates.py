@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import math
+import pickle
+
+import pytest
+
+import interestingness.predicates as predicates
+from interestingness.metrics import METRIC_NAMES
+from interestingness.predicates import DEFAULT_PREDICATE, Predicate, PredicateError
+
+SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100}
+CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0}
+
+
+def test_default_is_in_the_language_and_documented_exactly():
+    p = Predicate(DEFAULT_PREDICATE)
+    assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops",
+                            "nolto.vgpr_spills", "lto.mfma", "nolto.mfma"}
+    assert " ".join(DEFAULT_PREDICATE.split()) in " ".join(predicates.__doc__.split())
+
+
+def test_default_semantics():
+    p = Predicate(DEFAULT_PREDICATE)
+    assert p.evaluate(SPILLS, CLEAN) is True
+    assert p.evaluate(SPILLS, SPILLS) is False  # both spill
+    assert p.evaluate(CLEAN, CLEAN) is False
+    assert p.evaluate(SPILLS, {**CLEAN, "spill_ops": 25, "vgpr_spills": 10}) is True  # a quarter
+    assert p.evaluate(SPILLS, {**CLEAN, "spill_ops": 26}) is False
+    assert p.evaluate(SPILLS, {**CLEAN, "mfma": 32}) is False  # different matrix work
+    # private arrays in scratch without register spills are another effect
+    assert p.evaluate({**CLEAN, "scratch_ops": 50}, CLEAN) is False
+
+
+@pytest.mark.parametrize("text", [
+    "lto.spill_ops > 0",
+    "(lto.spill_ops + 1) * 2 >= nolto.spill_ops / 3 - 1",
+    "not lto.spill_ops == 0 or nolto.mfma != 4",
+    "0 < lto.vgpr <= 256",
+    "-lto.sgpr < 1.5e3",
+])
+def test_parses(text):
+    Predicate(text)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("__import__('os').system('true')", "not allowed"),
+    ("lto.spill_ops.real > 0", "not allowed"),  # attribute chain
+    ("lto.__class__", "unknown metric"),
+    ("abs(lto.spill_ops) > 0", "not allowed"),  # call
+    ("lto.bogus > 0", "unknown metric"),
+    ("host.spill_ops > 0", "not allowed"),
+    ("spill_ops > 0", "not allowed"),  # bare name
+    ("lto.spill_ops ** 2 > 0", "not allowed"),
+    ("lto.spill_ops in [1, 2]", "not allowed"),
+    ("'a' < 'b'", "not allowed"),
+    ("True", "not allowed"),
+    ("lto.spill_ops if 1 else 0", "not allowed"),
+    ("[x for x in ()]", "not allowed"),
+    ("lambda: 0", "not allowed"),
+    ("lto.spill_ops > 0; 1", "syntax error"),
+    ("lto.spill_ops >", "syntax error"),
+])
+def test_rejects(text, fragment):
+    with pytest.raises(PredicateError, match=fragment):
+        Predicate(text)
+
+
+def test_unknown_metric_message_lists_known_ones():
+    with pytest.raises(PredicateError) as e:
+        Predicate("nolto.spills > 0")
+    assert all(name in str(e.value) for name in METRIC_NAMES)
+
+
+def test_three_valued_laziness():
+    p = Predicate("lto.spill_ops > 0 and nolto.spill_ops == 0")
+    assert p.evaluate(CLEAN, None) is False  # decided without the no-LTO side
+    assert p.evaluate(SPILLS, None) is None  # needs it
+    assert p.evaluate(SPILLS, CLEAN) is True
+    q = Predicate("lto.spill_ops > 0 or nolto.spill_ops > 0")
+    assert q.evaluate(SPILLS, None) is True
+    assert q.evaluate(CLEAN, None) is None
+    assert Predicate("not nolto.mfma > 0").evaluate(SPILLS, None) is None
+    assert Predicate("nolto.mfma + 1 > 0").evaluate(SPILLS, None) is None
+    assert Predicate("0 < nolto.mfma < lto.mfma").evaluate(SPILLS, None) is None
+    assert Predicate("5 < lto.mfma < nolto.mfma").evaluate({"mfma": 1}, None) is False
+    # a metric the asm could not determine is unknown too
+    assert Predicate("lto.occupancy > 2").evaluate({"occupancy": None}, CLEAN) is None
+
+
+def test_division_is_ieee():
+    assert Predicate("lto.spill_ops / nolto.spill_ops > 4").evaluate(SPILLS, CLEAN) is True
+    assert Predicate("lto.spill_ops / nolto.spill_ops > 4").evaluate(CLEAN, CLEAN) is False  # nan
+    assert math.isinf(predicates._eval(Predicate("1 / nolto.spill_ops")._tree, {"nolto": CLEAN}))
+
+
+def test_explain_names_the_failing_clause():
+    p = Predicate(DEFAULT_PREDICATE)
+    assert p.explain(CLEAN, CLEAN) == "lto.vgpr_spills > 0 [lto.vgpr_spills=0]"
+    assert p.explain(SPILLS, SPILLS).startswith("nolto.spill_ops * 4 <= lto.spill_ops")
+    assert "nolto.spill_ops=None" in p.explain(SPILLS, None)
+
+
+def test_pickles_as_source():
+    p = pickle.loads(pickle.dumps(Predicate(DEFAULT_PREDICATE)))
+    assert p.source == DEFAULT_PREDICATE and p.evaluate(SPILLS, CLEAN) is True

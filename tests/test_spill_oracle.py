@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+import shlex
+from pathlib import Path
+
+import pytest
+
+from interestingness.check import format_check, run_check
+from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
+from interestingness.predicates import DEFAULT_PREDICATE
+from interestingness.spill import OracleSetupError, SpillOracle
+from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Spills on both sides (140 live values, 128-VGPR cap of the default 1024-thread bound).
+SPILLY = b"""
+#include <hip/hip_runtime.h>
+#define N 140
+__global__ void spill(float* __restrict__ a, const float* __restrict__ b, int n) {
+  int i = threadIdx.x;
+  float v[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) v[j] = b[j * n + i];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+#pragma unroll
+    for (int j = 0; j < N; j++) v[j] = v[j] * v[(j + 7) % N] + b[k];
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) s += v[j] * (j + 1);
+  a[i] = s;
+}
+"""
+# Same kernel signature, nothing to spill: what a reducer's over-eager cut produces.
+CALM = b"""
+#include <hip/hip_runtime.h>
+__global__ void spill(float* __restrict__ a, const float* __restrict__ b, int n) { a[threadIdx.x] = b[n]; }
+"""
+RENAMED = CALM.replace(b"void spill(", b"void other(")
+BROKEN = SPILLY.replace(b"float s = 0;", b"float s = ;")
+TWO = b"""
+#include <hip/hip_runtime.h>
+__global__ void axpy(float* a, const float* b, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += s * b[i];
+}
+__global__ void gather(float* a, const float* b, int n) {
+  int i = threadIdx.x;
+  float p[64];
+  for (int j = 0; j < 64; j++) p[j] = b[j * n + i];
+  a[i] = p[(int)a[i] & 63];
+}
+__global__ void gather2(float* a, const float* b, int n) {
+  int i = threadIdx.x;
+  float p[64];
+  for (int j = 0; j < 64; j++) p[j] = b[j * n + i] * 2.0f;
+  a[i] = p[(int)a[i] & 63];
+}
+"""
+BOTH_SPILL = "lto.spill_ops > 0 and nolto.spill_ops > 0"
+SPILL_KERNEL = "_Z5spillPfPKfi"
+
+
+def oracle(tmp_path, predicate=BOTH_SPILL, flags=(), **kw) -> SpillOracle:
+    return SpillOracle("k.hip", list(flags), None, predicate, tmp_dir=tmp_path, cwd=tmp_path, **kw)
+
+
+@pytest.fixture(scope="module")
+def both_spill(tmp_path_factory):
+    return oracle(tmp_path_factory.mktemp("o")).resolve_targets(SPILLY)
+
+
+def test_interesting_when_predicate_holds(both_spill):
+    v = both_spill.test(SPILLY)
+    assert v.interesting and not v.infra_failure and v.reason == ""
+    assert set(v.details["compiles"]) == {LTO, NOLTO} and all(c["ok"] for c in v.details["compiles"].values())
+    assert v.details["kernels"][SPILL_KERNEL][NOLTO]["spill_ops"] > 0
+
+
+def test_compile_error_is_uninteresting_with_reason(both_spill):
+    v = both_spill.test(BROKEN)
+    assert not v.interesting and not v.infra_failure
+    assert v.reason.startswith("compile error (lto): ") and "expected expression" in v.reason
+    assert NOLTO not in v.details["compiles"]
+
+
+def test_lazy_no_lto_compile_skipped_when_lto_decides(both_spill, tmp_path):
+    v = both_spill.test(CALM)
+    assert not v.interesting
+    assert v.reason == f"predicate false for {SPILL_KERNEL}: lto.spill_ops > 0 [lto.spill_ops=0]"
+    assert v.details["compiles"][NOLTO] == {"skipped": True}
+    assert v.details["kernels"][SPILL_KERNEL].get(NOLTO) is None
+    lto_only = oracle(tmp_path, "lto.spill_ops > 0").resolve_targets(SPILLY)
+    v = lto_only.test(SPILLY)
+    assert v.interesting and v.details["compiles"][NOLTO] == {"skipped": True}
+
+
+def test_missing_kernel(both_spill):
+    v = both_spill.test(RENAMED)
+    assert not v.interesting and v.reason == f"kernel {SPILL_KERNEL} missing (lto)"
+
+
+def test_timeout_is_a_verdict(both_spill):
+    quick = pickle.loads(pickle.dumps(both_spill))
+    quick.compiler = dataclasses.replace(quick.compiler, timeout=0.01)
+    v = quick.test(SPILLY)
+    assert not v.interesting and not v.infra_failure and v.reason.startswith("timeout (lto)")
+    assert quick.identity() != both_spill.identity()
+
+
+def test_save_temps_never_reaches_clang(tmp_path):
+    user = ["-save-temps", "--save-temps=obj", "-save-temps=cwd", "-Xarch_device", "-save-temps",
+            "-Xoffload-linker", "-save-temps", "-Wl,-save-temps", "-c", "-S", "-o", "x.o",
+            "-emit-llvm", "--offload-new-driver", "-std=c++17"]
+    o = oracle(tmp_path, "lto.spill_ops > 0", user, keep_artifacts=True)
+    assert list(o.dropped_flags) == user[:-1]
+    for side in SIDES:
+        for emit in ("asm", "obj"):
+            cmd = o.compiler.command(side, emit)
+            assert not any("save-temps" in a for a in cmd) and "--offload-new-driver" not in cmd
+            assert "-std=c++17" in cmd
+    v = o.resolve_targets(SPILLY).test(SPILLY)
+    assert v.interesting and Path(v.details["compiles"][LTO]["artifacts"]).parent == tmp_path
+    kept = sorted(tmp_path.glob("reduce-*"))
+    assert len(kept) == 3  # both sides for resolve_targets, the LTO side for test
+    for work in kept:
+        # with -save-temps clang would have left .bc/.hipi/.o/.ll files beside the candidate
+        assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"})
+
+
+def test_temp_dirs_removed(tmp_path):
+    (tmp_path / "work").mkdir()
+    o = SpillOracle("k.hip", [], None, "lto.spill_ops > 0", tmp_dir=tmp_path / "work", cwd=tmp_path)
+    o.resolve_targets(SPILLY).test(CALM)
+    assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_identity_decides_cache_keys(both_spill, tmp_path, monkeypatch):
+    base = oracle(tmp_path)
+    ident = base.identity()
+    json.dumps(ident)  # cache keys are built from it
+    assert ident == oracle(tmp_path).identity()
+    assert ident["toolchain"]["sha256"] == find_toolchain().sha256 and ident["shim_sha256"]
+    assert oracle(tmp_path, flags=["-O2"]).identity() != ident
+    assert oracle(tmp_path, flags=["-DX=1"]).identity() != ident
+    assert oracle(tmp_path, "lto.spill_ops > 1").identity() != ident
+    assert oracle(tmp_path, "lto.spill_ops>0  and  nolto.spill_ops >0").identity() == ident  # cosmetic
+    assert oracle(tmp_path, kernels=["spill"]).identity() != ident
+    assert both_spill.identity()["targets"] == [SPILL_KERNEL]
+    monkeypatch.setenv("CPLUS_INCLUDE_PATH", "/somewhere")
+    assert oracle(tmp_path).identity() != ident
+    monkeypatch.setenv("ROCM_PATH", "/opt/rocm")
+    assert oracle(tmp_path).identity()["env"]["ROCM_PATH"] == "/opt/rocm"
+
+
+def test_picklable(both_spill):
+    copy = pickle.loads(pickle.dumps(both_spill))
+    assert copy.identity() == both_spill.identity()
+    assert copy.test(CALM).reason == both_spill.test(CALM).reason
+
+
+def test_resolve_targets(tmp_path):
+    scratch = "lto.scratch_ops > 0 and nolto.scratch_ops > 0"
+    assert oracle(tmp_path, scratch).resolve_targets(TWO).targets == ("_Z6gatherPfPKfi", "_Z7gather2PfPKfi")
+    assert oracle(tmp_path, scratch, kernels=["_Z7gather2PfPKfi"]).resolve_targets(TWO).targets == (
+        "_Z7gather2PfPKfi",)
+    # a demangled substring selects every kernel it matches
+    assert len(oracle(tmp_path, scratch, kernels=["gather"]).resolve_targets(TWO).targets) == 2
+    with pytest.raises(OracleSetupError, match="no kernel matches 'nope'"):
+        oracle(tmp_path, scratch, kernels=["nope"]).resolve_targets(TWO)
+    with pytest.raises(OracleSetupError, match="holds for no kernel.*lto.scratch_ops=0"):
+        oracle(tmp_path, scratch, kernels=["axpy"]).resolve_targets(TWO)
+    with pytest.raises(OracleSetupError, match="does not build"):
+        oracle(tmp_path).resolve_targets(BROKEN)
+    with pytest.raises(RuntimeError, match="resolve_targets"):
+        oracle(tmp_path).test(TWO)
+
+
+def test_every_target_must_hold(tmp_path):
+    o = oracle(tmp_path, "lto.scratch_ops > 0 and nolto.scratch_ops > 0").resolve_targets(TWO)
+    fewer = TWO.replace(b"b[j * n + i] * 2.0f;\n  a[i] = p[(int)a[i] & 63]", b"b[j * n + i] * 2.0f;\n  a[i] = p[0]")
+    assert fewer != TWO  # gather2 no longer needs its array in memory
+    v = o.test(fewer)
+    assert not v.interesting and v.reason.startswith("predicate false for _Z7gather2PfPKfi")
+
+
+def test_default_predicate_is_false_when_both_sides_spill(tmp_path):
+    with pytest.raises(OracleSetupError, match="nolto.spill_ops \\* 4 <= lto.spill_ops"):
+        oracle(tmp_path, DEFAULT_PREDICATE).resolve_targets(SPILLY)
+
+
+def test_flags_prepared_for_a_temp_dir(tmp_path):
+    flags, dropped = prepare_flags(["-Iinc", "-I", "a/b", "-isystem", "sys", "-iquoteq", "-I/abs",
+                                    "--sysroot=root", "-std=c++20"], tmp_path)
+    assert flags[:2] == ("--offload-arch=gfx950", "-O3") and not dropped
+    assert flags[2:] == (f"-I{tmp_path}/inc", "-I", f"{tmp_path}/a/b", "-isystem", f"{tmp_path}/sys",
+                         f"-iquote{tmp_path}/q", "-I/abs", f"--sysroot={tmp_path}/root", "-std=c++20")
+    flags, _ = prepare_flags(["-O1", "--offload-arch=gfx942"], tmp_path)
+    assert flags == ("-O1", "--offload-arch=gfx942")
+
+
+def test_includes_resolve_from_the_temp_dir(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "include" / "defs").mkdir(parents=True)
+    (tmp_path / "include" / "defs" / "defs.h").write_text("#define SCALE 3.0f\n")
+    (tmp_path / "src" / "local.h").write_text("#define OFFSET 1\n")
+    src = b'#include <hip/hip_runtime.h>\n#include <defs/defs.h>\n#include "local.h"\n' \
+          b"__global__ void k(float* a) { a[threadIdx.x + OFFSET] *= SCALE; }\n"
+    (tmp_path / "src" / "k.hip").write_bytes(src)
+    o = SpillOracle("src/k.hip", ["-Iinclude"], None, "lto.instructions > 0", cwd=tmp_path)
+    assert o.resolve_targets(src).test(src).interesting
+
+
+def test_affected_toolchain_builds_lto_without_the_flag(tmp_path):
+    from test_toolchain import affected_wrapper  # pytest puts tests/ on sys.path
+
+    (tmp_path / "bin").mkdir()
+    affected = find_toolchain(affected_wrapper(tmp_path / "bin"))
+    o = SpillOracle("k.hip", [], affected, BOTH_SPILL, cwd=tmp_path)
+    assert "-foffload-lto=full" not in o.compiler.command(LTO)
+    assert "-fno-offload-lto" in o.compiler.command(NOLTO)
+    plain = oracle(tmp_path)
+    assert o.measure(SPILLY).metrics == plain.measure(SPILLY).metrics
+
+
+def test_check_report(tmp_path):
+    (tmp_path / "k.hip").write_bytes(TWO)
+    report = run_check(tmp_path / "k.hip", ["-save-temps"], predicate="lto.scratch_ops > 0")
+    json.dumps(report)
+    assert report["interesting"] is True and report["dropped_flags"] == ["-save-temps"]
+    assert report["toolchain"] == {"clang": DEFAULT_CLANG, "version": find_toolchain().version,
+                                   "commit": None, "affected": False}
+    by_name = {k["name"]: k for k in report["kernels"]}
+    assert by_name["_Z4axpyPfPKffi"]["demangled"] == "axpy(float*, float const*, float, int)"
+    assert not by_name["_Z4axpyPfPKffi"]["interesting"] and by_name["_Z6gatherPfPKfi"]["interesting"]
+    assert by_name["_Z6gatherPfPKfi"][LTO]["scratch_size"] == by_name["_Z6gatherPfPKfi"][NOLTO]["scratch_size"] > 0
+    text = format_check(report)
+    assert "gather(float*, float const*, int)" in text and "ScratchSize" in text and "INTERESTING" in text
+    only_axpy = run_check(tmp_path / "k.hip", [], kernel="axpy", predicate="lto.scratch_ops > 0")
+    assert only_axpy["interesting"] is False
+
+
+def _corpus_cases() -> list[Path]:
+    return sorted(p.parent for p in (REPO / "corpora").glob("**/flags"))
+
+
+@pytest.mark.skipif(not _corpus_cases(), reason="no corpora/**/flags case directories yet")
+@pytest.mark.parametrize("case", _corpus_cases(), ids=lambda p: str(p.relative_to(REPO / "corpora")))
+def test_default_predicate_on_corpus(case, monkeypatch):
+    """A case dir holds `flags` (clang flags, shell-quoted, paths relative to the dir) and one
+    source; positive cases (path mentions 'positive') satisfy the default predicate, others not."""
+    sources = sorted(p for p in case.iterdir() if p.suffix in (".hip", ".cpp", ".cu"))
+    assert len(sources) == 1, f"expected one source in {case}"
+    monkeypatch.chdir(case)
+    report = run_check(sources[0].name, shlex.split((case / "flags").read_text()), timeout=600)
+    positive = "positive" in str(case.relative_to(REPO / "corpora"))
+    assert report["interesting"] is positive, format_check(report)

@@ -21,6 +21,7 @@ from . import passes
 from .engine import Engine
 from .evaluate import Evaluator
 from .files import atomic_write, default_output
+from .flatten import flatten, include_dirs
 from .lexer import count_tokens
 from .progress import Progress
 from .source import Source, language_for
@@ -84,11 +85,14 @@ def main() -> None:
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--backend", type=click.Choice(["loky", "threading"]), default="loky", show_default=True, help="joblib backend.")
+@click.option("--flatten/--no-flatten", default=None,
+              help="Inline project headers (found via -I/-iquote and the file's directory) first "
+              "[default: on with the built-in oracle, off with --test].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
-        backend: str, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
+        backend: str, flatten: bool | None, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
@@ -109,6 +113,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
             source = Source(text, language)
             progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
                          f"{source.error_count} parse error node(s)")
+            text = _flattened(evaluator, file, text, flags, flatten if flatten is not None else script is None, quiet)
             _check_original(evaluator, text)
             engine = Engine(
                 evaluator, language,
@@ -206,6 +211,21 @@ def _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_roo
         return oracle.resolve_targets(text)
     except OracleSetupError as e:
         raise Fail(f"the original is not interesting: {e}", EXIT_NOT_INTERESTING) from None
+
+
+def _flattened(evaluator: Evaluator, file: Path, text: bytes, flags, enabled: bool, quiet: bool) -> bytes:
+    """The file with its project headers inlined, if that is still interesting; else the file."""
+    if not enabled:
+        return text
+    flat, headers = flatten(file, text, include_dirs(flags, Path.cwd()))
+    if not headers:
+        return text
+    _note(quiet, f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
+    verdict = evaluator.test(flat)
+    if verdict.interesting:
+        return flat
+    _note(quiet, f"the flattened file is not interesting ({verdict.reason}); reducing the file as it is")
+    return text
 
 
 def _check_original(evaluator: Evaluator, text: bytes) -> None:

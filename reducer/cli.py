@@ -127,9 +127,9 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
                 result = engine.reduce(text)
             except KeyboardInterrupt:
                 result = engine.best.text
-                _summary(progress, file, output, text, result, evaluator, start, stopped=True)
+                _summary(progress, file, output, text, result, evaluator, engine, start, stopped=True)
                 raise Fail("interrupted: the best result so far is kept", EXIT_INTERRUPTED) from None
-            _summary(progress, file, output, text, result, evaluator, start, stopped=False)
+            _summary(progress, file, output, text, result, evaluator, engine, start, stopped=False)
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
 
@@ -241,16 +241,20 @@ def _check_original(evaluator: Evaluator, text: bytes) -> None:
 
 
 def _summary(progress: Progress, file: Path, output: Path, original: bytes, result: bytes,
-             evaluator: Evaluator, start: float, stopped: bool) -> None:
+             evaluator: Evaluator, engine: Engine, start: float, stopped: bool) -> None:
     c = evaluator.counters
     state = "stopped" if stopped else "done"
+    passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t"
+                            for name, y in sorted(engine.status.per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
+                            if y.tests)
     progress.console.print(
         f"{state}: {file} -> {output}\n"
         f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)\n"
         f"  tokens {count_tokens(original)} -> {count_tokens(result)}\n"
         f"  tests  {c.tests} run, {c.memo_hits} answered from memory, {c.infra_retries} retried\n"
-        f"  wall   {time.monotonic() - start:.1f}s",
-        highlight=False,
+        f"  wall   {time.monotonic() - start:.1f}s\n"
+        f"  passes {passes_line}",
+        highlight=False, soft_wrap=True,
     )
 
 

@@ -22,6 +22,7 @@ class PassYield:
     accepted: int = 0
     bytes_removed: int = 0
     candidates: int = 0
+    tests: int = 0
     seconds: float = 0.0
 
 
@@ -74,13 +75,14 @@ class Engine:
             return
         self.status.current_pass = p.name
         stats = self.status.per_pass.setdefault(p.name, PassYield())
-        start = time.monotonic()
+        start, tests = time.monotonic(), self.evaluator.counters.tests
         self.on_event("pass", self.status)
         round = 0
         while (items := p.items(self.best, round)) is not None:
             self._ddmin(p, round, items, stats)
             round += 1
         stats.seconds += time.monotonic() - start
+        stats.tests += self.evaluator.counters.tests - tests
 
     def _ddmin(self, p: Pass, round: int, items: list[Item], stats: PassYield) -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are

@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""The built-in spill oracle as a C-Reduce-style test, so peers reduce with the very same
+oracle (same compiles, same predicate, same laziness) that `reduce FILE -- FLAGS` uses.
+
+Configured by environment (scripts get no arguments):
+    SPILL_FILE    file name of the candidate in the current directory
+    SPILL_FLAGS   clang flags, shell-quoted, include dirs absolute
+    SPILL_KERNEL  mangled target kernel
+Exit 0 = interesting.
+"""
+import os
+import shlex
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from interestingness.spill import SpillOracle  # noqa: E402
+
+
+def main() -> int:
+    name = os.environ["SPILL_FILE"]
+    oracle = SpillOracle(name, shlex.split(os.environ.get("SPILL_FLAGS", "")), kernels=None)
+    oracle.targets = (os.environ["SPILL_KERNEL"],)
+    return 0 if oracle.test(Path(name).read_bytes()).interesting else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

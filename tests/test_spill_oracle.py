@@ -246,17 +246,18 @@ def test_check_report(tmp_path):
 
 
 def _corpus_cases() -> list[Path]:
-    return sorted(p.parent for p in (REPO / "corpora").glob("**/flags"))
+    return sorted(p.parent for p in (REPO / "corpora").glob("*/flags"))
 
 
-@pytest.mark.skipif(not _corpus_cases(), reason="no corpora/**/flags case directories yet")
-@pytest.mark.parametrize("case", _corpus_cases(), ids=lambda p: str(p.relative_to(REPO / "corpora")))
+@pytest.mark.parametrize("case", _corpus_cases(), ids=lambda p: p.name)
 def test_default_predicate_on_corpus(case, monkeypatch):
-    """A case dir holds `flags` (clang flags, shell-quoted, paths relative to the dir) and one
-    source; positive cases (path mentions 'positive') satisfy the default predicate, others not."""
-    sources = sorted(p for p in case.iterdir() if p.suffix in (".hip", ".cpp", ".cu"))
-    assert len(sources) == 1, f"expected one source in {case}"
-    monkeypatch.chdir(case)
-    report = run_check(sources[0].name, shlex.split((case / "flags").read_text()), timeout=600)
-    positive = "positive" in str(case.relative_to(REPO / "corpora"))
-    assert report["interesting"] is positive, format_check(report)
+    """A case dir holds `flags` (clang flags, shell-quoted, paths relative to the repository root)
+    and `repro.hip`; `*_pos` cases satisfy the default predicate, `*_neg` ones do not."""
+    monkeypatch.chdir(REPO)
+    report = run_check(case / "repro.hip", shlex.split((case / "flags").read_text()), timeout=600)
+    assert report["interesting"] is case.name.endswith("_pos"), format_check(report)
+
+
+def test_corpus_has_positive_and_negative_cases():
+    names = [c.name for c in _corpus_cases()]
+    assert sum(n.endswith("_pos") for n in names) >= 3 and sum(n.endswith("_neg") for n in names) >= 3

@@ -8,6 +8,7 @@
 // database refers to entries by index, so never reorder an existing table: append.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <hip/hip_runtime.h>
 
@@ -39,7 +40,9 @@ enum class SplitMode : int {
 //  split        SplitMode
 //  lds_pad      extra bf16 elements per LDS row (bank-conflict avoidance)
 //  prefetch     1: keep the global loads of stage i+1 in flight during the MFMAs of stage i
-//  unroll_taps  1: fully unroll the tap loop in the main loop body
+//  unroll_taps  1: k-steps outer / taps inner in the MFMA loop (A fragments reused by all taps)
+//  vec          bf16 elements per global load (8: dwordx4, 4: dwordx2)
+//  buffer_a     1: dY through buffer loads (OOB -> 0); 0: global loads through a 64-bit pointer
 struct Config {
   int fy, fx;
   int waves_m, waves_n;
@@ -51,6 +54,8 @@ struct Config {
   int lds_pad = 8;
   int prefetch = 1;
   int unroll_taps = 1;
+  int vec = 8;
+  int buffer_a = 1;
 
   constexpr int waves() const { return waves_m * waves_n; }
   constexpr int threads() const { return waves() * 64; }
@@ -66,7 +71,8 @@ constexpr bool operator==(const Config& a, const Config& b) {
   return a.fy == b.fy && a.fx == b.fx && a.waves_m == b.waves_m && a.waves_n == b.waves_n &&
          a.rep_m == b.rep_m && a.rep_n == b.rep_n && a.k_steps == b.k_steps &&
          a.mfma == b.mfma && a.waves_per_eu == b.waves_per_eu && a.split == b.split &&
-         a.lds_pad == b.lds_pad && a.prefetch == b.prefetch && a.unroll_taps == b.unroll_taps;
+         a.lds_pad == b.lds_pad && a.prefetch == b.prefetch && a.unroll_taps == b.unroll_taps &&
+         a.vec == b.vec && a.buffer_a == b.buffer_a;
 }
 
 // Fast unsigned division by a runtime-invariant divisor (Granlund-Montgomery), filled on

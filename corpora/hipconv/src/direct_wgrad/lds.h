@@ -47,6 +47,15 @@ HIPCONV_DEVICE_EXTERN void lds_store_transposed(char* lds, uint32_t base, int ro
   }
 }
 
+HIPCONV_DEVICE_EXTERN void lds_store_transposed(char* lds, uint32_t base, int row0, int col, int row_elems,
+                                                bf16x4_t v) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    __bf16* dst = reinterpret_cast<__bf16*>(lds + base + lds_elem_offset(row0 + j, col, row_elems));
+    *dst = v[j];
+  }
+}
+
 // Transposed store that packs pairs of positions into one ds_write_b32 (two lanes cooperate
 // through a DPP swap). Used by the k_steps >= 4 fwd kernels; slower here.
 HIPCONV_DEVICE_EXTERN void lds_store_transposed_pairs(char* lds, uint32_t base, int row0, int col, int row_elems,

@@ -6,11 +6,21 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write to a temp file beside `path`, fsync, then rename over it: a reader (or a kill at
     any moment) sees the old content or the new one, never a mix."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _FILE_MODE)  # mkstemp's 0600 is for the temp name, not for the result
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -88,3 +88,10 @@ def test_hip_kernel_syntax_items_stay_parseable():
     for name in ("params", "tree-delete"):
         for out in results(name, text, "cuda"):
             assert Source(out, "cuda").error_count == 0, out
+
+
+def test_hoist_unwraps_namespaces_and_templates():
+    text = b"namespace n { int a; }\ntemplate <typename T> struct S { T t; };\n"
+    outs = results("hoist", text)
+    assert b" int a; \ntemplate <typename T> struct S { T t; };\n" in outs
+    assert b"namespace n { int a; }\nstruct S { T t; };\n" in outs

@@ -22,7 +22,8 @@ REGISTRY: dict[str, Pass] = {
 FIRST = ("comments", "blank")
 MAIN = (
     "tree-delete", "braces", "lines", "params", "list-elements", "angles", "initializers",
-    "hoist", "braces-contents", "parens", "parens-contents", "brackets", "parens-delimiters",
+    "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
+    "parens-delimiters",
     "tokens", "blank",
 )
 

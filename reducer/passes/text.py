@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from ..edits import Edit, Item, deletion, line_span
+from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
 
@@ -11,8 +12,8 @@ _LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
 
 
 class Blank(Pass):
-    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove. A newline
-    stays a newline (preprocessor lines need it); a space next to punctuation goes."""
+    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove. Newlines
+    stay around preprocessor lines; a space next to punctuation goes."""
 
     name = "blank"
 
@@ -25,14 +26,27 @@ class Blank(Pass):
             if gap:
                 if prev is None or tok is None:
                     want = b""
-                elif b"\n" in gap:
+                elif b"\n" in gap and _needs_newline(text, prev, tok):
                     want = b"\n"
                 else:
-                    want = b"" if (prev.kind == "punct") != (tok.kind == "punct") else b" "
+                    want = b"" if _joinable(text[prev.start:prev.end], text[tok.start:tok.end]) else b" "
                 if gap != want:
                     items.append((Edit(end_prev, start, want),))
             prev = tok
         return items
+
+
+def _joinable(a: bytes, b: bytes) -> bool:
+    """Whether two tokens stay two tokens with nothing between them (`) ;` yes, `+ +` no)."""
+    return [t.end for t in tokenize(a + b)] == [len(a), len(a) + len(b)]
+
+
+def _needs_newline(text: bytes, prev, tok) -> bool:
+    """Preprocessor lines must stay lines; elsewhere a newline is just a space."""
+    if text[tok.start:tok.end] == b"#" or text[prev.start:prev.end] == b"\\":
+        return True
+    line_start = text.rfind(b"\n", 0, prev.start) + 1
+    return text[line_start:prev.start].lstrip().startswith(b"#") or prev.kind == "comment"
 
 
 class Comments(Pass):

@@ -95,3 +95,12 @@ def test_hoist_unwraps_namespaces_and_templates():
     outs = results("hoist", text)
     assert b" int a; \ntemplate <typename T> struct S { T t; };\n" in outs
     assert b"namespace n { int a; }\nstruct S { T t; };\n" in outs
+
+
+def test_rebase_index_drops_the_table_head():
+    text = b"constexpr Config configs[] {\n{1},\n{2},\n{3}};\ntemplate void f<configs[2]>();\nint y = configs[2].a;\n"
+    assert results("rebase-index", text, "cuda") == [
+        b"constexpr Config configs[] {\n{3}};\ntemplate void f<configs[0]>();\nint y = configs[0].a;\n"]
+    mixed = text.replace(b"configs[2].a", b"configs[1].a")  # index 1 still used: re-base by 1 only
+    assert results("rebase-index", mixed, "cuda") == [
+        b"constexpr Config configs[] {\n{2},\n{3}};\ntemplate void f<configs[1]>();\nint y = configs[0].a;\n"]

@@ -11,17 +11,18 @@ from .hoist import Hoist
 from .lists import Initializers, ListElements
 from .params import Params
 from .text import Blank, Comments, Lines, Tokens
+from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
 
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "tree-delete", "braces", "lines", "params", "list-elements", "angles", "initializers",
+    "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

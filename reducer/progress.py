@@ -1,7 +1,9 @@
-"""Progress for people: a live line on a terminal, a plain log line every few seconds otherwise."""
+"""Progress for people: a live line on a terminal, a plain log line every few seconds otherwise
+(from a timer, so a long quiet stretch still shows the run is alive)."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from rich.console import Console
@@ -15,7 +17,7 @@ from .evaluate import Counters
 def describe(status: Status, counters: Counters) -> str:
     removed = 1 - status.size / status.original_size if status.original_size else 0.0
     elapsed = time.monotonic() - status.started
-    rate = counters.tests / elapsed if elapsed > 0 else 0.0
+    rate = counters.tests / elapsed if elapsed >= 1 else 0.0
     return (f"{status.size} B ({removed:.0%} removed) | tests {counters.tests} ({rate:.2f}/s), "
             f"memo {counters.memo_hits}, pre-filtered {status.prefiltered} | accepted {status.accepted} | "
             f"pass {status.current_pass} | {elapsed:.0f}s")
@@ -28,30 +30,38 @@ class Progress:
         self.interval = interval
         self.console = Console(stderr=True)
         self._live: Live | None = None
-        self._last = 0.0
+        self._status: Status | None = None
+        self._stop = threading.Event()
+        self._timer: threading.Thread | None = None
 
     def __enter__(self) -> "Progress":
-        if not self.quiet and self.console.is_terminal:
+        if self.quiet:
+            return self
+        if self.console.is_terminal:
             self._live = Live(Text("starting"), console=self.console, refresh_per_second=4, transient=True)
             self._live.__enter__()
+        else:
+            self._timer = threading.Thread(target=self._log_periodically, daemon=True)
+            self._timer.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._timer is not None:
+            self._timer.join()
         if self._live is not None:
             self._live.__exit__(*exc)
 
     def event(self, kind: str, status: Status) -> None:
-        if self.quiet:
-            return
-        line = describe(status, self.counters)
+        self._status = status
         if self._live is not None:
-            self._live.update(Text(line))
-            return
-        now = time.monotonic()
-        if now - self._last >= self.interval:
-            self._last = now
-            print(f"[reduce] {line}", file=sys.stderr, flush=True)
+            self._live.update(Text(describe(status, self.counters)))
+
+    def _log_periodically(self) -> None:
+        while not self._stop.wait(self.interval):
+            if self._status is not None:
+                print(f"[reduce] {describe(self._status, self.counters)}", file=sys.stderr, flush=True)
 
     def say(self, message: str) -> None:
         if not self.quiet:
-            self.console.print(message, highlight=False)
+            self.console.print(message, highlight=False, soft_wrap=True)

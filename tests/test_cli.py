@@ -1,6 +1,8 @@
 """The CLI as a user runs it: real scripts, real compilers, exit codes, files left behind."""
 import json
 import os
+import signal
+import time
 import subprocess
 import sys
 import tempfile
@@ -186,3 +188,25 @@ def test_bad_predicate_is_a_clear_error(tmp_path):
     (tmp_path / "k.hip").write_text(KERNEL)
     r = reduce("check", "k.hip", "--predicate", "__import__('os').system('true')", cwd=tmp_path)
     assert r.returncode == 4 and "Traceback" not in r.stderr
+
+
+@needs_gxx
+def test_ctrl_c_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script):
+    case = tmp_path / "case.cpp"
+    case.write_bytes(CXX_CASE)
+    test = script("sleep 0.2\n" + GXX_TEST)
+    before = own_tmp_entries()
+    proc = subprocess.Popen([*REDUCE, "case.cpp", "--test", str(test), "-j", "2"], cwd=tmp_path,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = tmp_path / "case.reduced.cpp"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size >= len(CXX_CASE)):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    kept = out.read_bytes()
+    assert len(kept) < len(CXX_CASE) and b"undeclared_thing" in kept
+    time.sleep(0.5)
+    assert own_tmp_entries() <= before

@@ -100,7 +100,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     text = _read_input(file)
     output = _check_output(file, output or default_output(file), force)
     language = language_for(file, text)
-    first, main_passes = _schedule(pass_names)
+    first, main_passes, last = _schedule(pass_names)
     tmp_root = Path(tempfile.mkdtemp(prefix="reduce-"))
     try:
         if script is None:
@@ -117,7 +117,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
             _check_original(evaluator, text)
             engine = Engine(
                 evaluator, language,
-                first=first, main=main_passes, prefilter=not no_prefilter,
+                first=first, main=main_passes, last=last, prefilter=not no_prefilter,
                 on_accept=lambda content: atomic_write(output, content),
                 on_event=progress.event,
             )
@@ -185,8 +185,8 @@ def _check_output(file: Path, output: Path, force: bool) -> Path:
 def _schedule(pass_names: str | None):
     try:
         if pass_names:
-            return [], passes.resolve([n.strip() for n in pass_names.split(",") if n.strip()])
-        return passes.resolve(list(passes.FIRST)), passes.resolve(list(passes.MAIN))
+            return [], passes.resolve([n.strip() for n in pass_names.split(",") if n.strip()]), []
+        return tuple(passes.resolve(list(names)) for names in (passes.FIRST, passes.MAIN, passes.LAST))
     except KeyError as e:
         raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
 

@@ -45,13 +45,14 @@ class Engine:
         *,
         first: Sequence[Pass],
         main: Sequence[Pass],
+        last: Sequence[Pass] = (),
         prefilter: bool = True,
         on_accept: Callable[[bytes], None] = lambda text: None,
         on_event: Callable[[str, Status], None] = lambda kind, status: None,
     ):
         self.evaluator = evaluator
         self.language = language
-        self.first, self.main = list(first), list(main)
+        self.first, self.main, self.last = list(first), list(main), list(last)
         self.prefilter = prefilter
         self.on_accept, self.on_event = on_accept, on_event
         self.best: Source | None = None
@@ -68,7 +69,10 @@ class Engine:
             for p in self.main:
                 self._run_pass(p)
             if self.best.text == before:
-                return self.best.text
+                break
+        for p in self.last:
+            self._run_pass(p)
+        return self.best.text
 
     def _run_pass(self, p: Pass) -> None:
         if p.needs_tree and self.best.tree is None:

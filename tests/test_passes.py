@@ -104,3 +104,11 @@ def test_rebase_index_drops_the_table_head():
     mixed = text.replace(b"configs[2].a", b"configs[1].a")  # index 1 still used: re-base by 1 only
     assert results("rebase-index", mixed, "cuda") == [
         b"constexpr Config configs[] {\n{2},\n{3}};\ntemplate void f<configs[1]>();\nint y = configs[0].a;\n"]
+
+
+def test_blank_keeps_lines_join_lines_joins_them_except_preprocessor():
+    text = b"#include <a.h>\nint  a ;\nint b = - -c;\n"
+    blank = apply(text, [e for item in REGISTRY["blank"].items(Source(text, "cpp"), 0) for e in item])
+    assert blank == b"#include<a.h>\nint a;\nint b=- -c;"
+    joined = apply(blank, [e for item in REGISTRY["join-lines"].items(Source(blank, "cpp"), 0) for e in item])
+    assert joined == b"#include<a.h>\nint a;int b=- -c;"

@@ -1,7 +1,8 @@
 """The pass registry and the default schedule (a C-Vise pass group in one list).
 
 The schedule runs first the cheap whole-file cleanups, then the structural passes from coarse to
-fine; the engine repeats the main list until a full sweep changes nothing.
+fine, repeating that main list until a full sweep changes nothing; last it joins lines, which
+would have blinded the line pass earlier.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .tree_delete import TreeDelete
 
 REGISTRY: dict[str, Pass] = {
     p.name: p
-    for p in (Comments(), Blank(), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
+    for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
               Params(), Hoist(), RebaseIndex(), *balanced_passes().values())
 }
 
@@ -27,6 +28,7 @@ MAIN = (
     "parens-delimiters",
     "tokens", "blank",
 )
+LAST = ("join-lines",)
 
 
 def resolve(names: list[str]) -> list[Pass]:
@@ -36,4 +38,4 @@ def resolve(names: list[str]) -> list[Pass]:
     return [REGISTRY[n] for n in names]
 
 
-__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "resolve"]
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "resolve"]

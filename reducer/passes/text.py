@@ -12,10 +12,13 @@ _LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
 
 
 class Blank(Pass):
-    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove. Newlines
-    stay around preprocessor lines; a space next to punctuation goes."""
+    """Blank lines, indentation and runs of spaces: small bytes, but cheap to remove. A space
+    next to punctuation goes. Lines stay lines (the line pass needs them) unless `join`, which
+    the schedule runs last; preprocessor lines stay lines always."""
 
-    name = "blank"
+    def __init__(self, join: bool):
+        self.join = join
+        self.name = "join-lines" if join else "blank"
 
     def enumerate(self, src: Source) -> list[Item]:
         text, items, prev = src.text, [], None
@@ -26,7 +29,7 @@ class Blank(Pass):
             if gap:
                 if prev is None or tok is None:
                     want = b""
-                elif b"\n" in gap and _needs_newline(text, prev, tok):
+                elif b"\n" in gap and (not self.join or _needs_newline(text, prev, tok)):
                     want = b"\n"
                 else:
                     want = b"" if _joinable(text[prev.start:prev.end], text[tok.start:tok.end]) else b" "

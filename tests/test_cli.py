@@ -210,3 +210,22 @@ def test_ctrl_c_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script):
     assert len(kept) < len(CXX_CASE) and b"undeclared_thing" in kept
     time.sleep(0.5)
     assert own_tmp_entries() <= before
+
+
+@needs_clang22
+def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
+    """Flatten the hipconv headers into the c120 repro, reduce (tree deletion and table re-basing
+    only, to stay within the suite's time), and `reduce check` the standalone result."""
+    case = ROOT / "corpora" / "wgrad_c120_pos"
+    flags = (case / "flags").read_text().split()
+    out = tmp_path / "c120.hip"
+    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "rebase-index,tree-delete",
+               "--", *flags, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    reduced = out.read_text()
+    assert "#include \"" not in reduced and "direct_wgrad/" not in reduced  # one standalone file
+    assert len(reduced) < (case / "repro.hip").stat().st_size * 100  # far below the flattened 62 KB
+    check = reduce("check", out, "--json", "--", *flags, cwd=ROOT)
+    assert check.returncode == 0, check.stdout + check.stderr
+    report = json.loads(check.stdout)
+    assert report["interesting"] and any(k["lto"]["vgpr_spills"] > 0 for k in report["kernels"])

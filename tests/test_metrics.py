@@ -12,6 +12,7 @@ from interestingness.compile import LTO, OBJ_OUT, SIDES, Compiler, prepare_flags
 from interestingness.metrics import METRIC_NAMES, METRICS, analyse, demangle
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
+from kernels import pressure
 
 # Several kernels: full LTO splits them over partitions (several asm files, several notes).
 MULTI = r"""
@@ -43,29 +44,7 @@ template <typename T> __global__ void incr(T* a) { a[threadIdx.x] += 1; }
 template __global__ void incr<double>(double*);
 """
 
-# N values live at once. 140 under the default 1024-thread bound (128 VGPRs): register spills.
-# 200 under a 256-thread bound (256 VGPRs): the allocator parks values in AGPRs instead.
-PRESSURE = r"""
-#include <hip/hip_runtime.h>
-__global__ BOUND void spill(float* __restrict__ a, const float* __restrict__ b, int n) {
-  int i = threadIdx.x;
-  float v[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) v[j] = b[j * n + i];
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-#pragma unroll
-    for (int j = 0; j < N; j++) v[j] = v[j] * v[(j + 7) % N] + b[k];
-  }
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < N; j++) s += v[j] * (j + 1);
-  a[i] = s;
-}
-"""
-SOURCES = {"multi": MULTI,
-           "spill": "#define N 140\n#define BOUND\n" + PRESSURE,
-           "agpr": "#define N 200\n#define BOUND __launch_bounds__(256)\n" + PRESSURE}
+SOURCES = {"multi": MULTI, "spill": pressure(140), "agpr": pressure(200, "__launch_bounds__(256)")}
 # metric -> metadata key of the note
 NOTE_KEYS = {"vgpr_total": "vgpr_count", "agpr": "agpr_count", "sgpr": "sgpr_count",
              "vgpr_spills": "vgpr_spill_count", "sgpr_spills": "sgpr_spill_count",

@@ -13,29 +13,12 @@ from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
+from kernels import pressure
 
 REPO = Path(__file__).resolve().parent.parent
 
 # Spills on both sides (140 live values, 128-VGPR cap of the default 1024-thread bound).
-SPILLY = b"""
-#include <hip/hip_runtime.h>
-#define N 140
-__global__ void spill(float* __restrict__ a, const float* __restrict__ b, int n) {
-  int i = threadIdx.x;
-  float v[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) v[j] = b[j * n + i];
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-#pragma unroll
-    for (int j = 0; j < N; j++) v[j] = v[j] * v[(j + 7) % N] + b[k];
-  }
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < N; j++) s += v[j] * (j + 1);
-  a[i] = s;
-}
-"""
+SPILLY = pressure(140).encode()
 # Same kernel signature, nothing to spill: what a reducer's over-eager cut produces.
 CALM = b"""
 #include <hip/hip_runtime.h>

@@ -1,0 +1,27 @@
+"""Real HIP kernels shared by the oracle tests."""
+
+# N values live at once. 140 under the default 1024-thread bound (128 VGPRs): register spills.
+# 200 under a 256-thread bound (256 VGPRs): the allocator parks values in AGPRs instead.
+PRESSURE = r"""
+#include <hip/hip_runtime.h>
+__global__ BOUND void spill(float* __restrict__ a, const float* __restrict__ b, int n) {
+  int i = threadIdx.x;
+  float v[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) v[j] = b[j * n + i];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+#pragma unroll
+    for (int j = 0; j < N; j++) v[j] = v[j] * v[(j + 7) % N] + b[k];
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) s += v[j] * (j + 1);
+  a[i] = s;
+}
+"""
+
+
+def pressure(n: int, bound: str = "") -> str:
+    """A kernel with `n` values live at once under launch bound `bound`."""
+    return f"#define N {n}\n#define BOUND {bound}\n" + PRESSURE

@@ -45,6 +45,10 @@ class Evaluator:
             self._parallel = None
 
     def test(self, content: bytes) -> Verdict:
+        known = self._memo.get(digest(content))
+        if known is not None:
+            self.counters.memo_hits += 1
+            return known
         return self._run([content])[0]
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:

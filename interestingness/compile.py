@@ -129,21 +129,24 @@ class Compiler:
 
     def command(self, side: str, emit: str = "asm") -> list[str]:
         """The exact clang command for one side; `emit` is "asm" (what the oracle reads) or "obj"."""
-        if side == LTO:
-            mode = [] if self.toolchain.affected else ["-foffload-lto=full"]
-        elif side == NOLTO:
-            mode = ["-fno-offload-lto"]
-        else:
-            raise ValueError(f"unknown side {side!r}")
         if emit == "obj":
             output = ["-c", "-o", OBJ_OUT]
         elif side == LTO:  # the asm comes out of the device link step: out.s.lto[.N].s
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
         else:
             output = ["-S", "-o", ASM_OUT]
+        return [*self._device_compile(side), *output, self.file_name]
+
+    def _device_compile(self, side: str) -> list[str]:
+        if side == LTO:
+            mode = [] if self.toolchain.affected else ["-foffload-lto=full"]
+        elif side == NOLTO:
+            mode = ["-fno-offload-lto"]
+        else:
+            raise ValueError(f"unknown side {side!r}")
         return [self.toolchain.clang, "-x", "hip", "-nogpuinc", "-nogpulib", f"-I{SHIM_DIR}",
                 f"-iquote{self.source_dir}", "-fno-crash-diagnostics", *self.flags, *mode,
-                "--offload-device-only", "--no-gpu-bundle-output", *output, self.file_name]
+                "--offload-device-only", "--no-gpu-bundle-output"]
 
     def compile(self, side: str, content: bytes) -> Compiled:
         cmd = self.command(side)
@@ -178,6 +181,19 @@ class Compiler:
         finally:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
+
+
+    def headers(self, content: bytes) -> list[str]:
+        """Every header the device compile of `content` reads (`-E -H`), for cache keys: a changed
+        header must change the key of a candidate that still includes it."""
+        cmd = [*self._device_compile(NOLTO), "-E", "-H", "-o", os.devnull, self.file_name]
+        with tempfile.TemporaryDirectory(prefix="reduce-deps-", dir=self.tmp_parent) as d:
+            (Path(d) / self.file_name).write_bytes(content)
+            res = run(cmd, cwd=Path(d), timeout=self.timeout, env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
+        return sorted({line.lstrip(".").strip() for line in res.stderr.splitlines() if _HEADER_LINE.match(line)})
+
+
+_HEADER_LINE = re.compile(r"^\.+ ")
 
 
 def _asm_files(work: Path, side: str) -> list[Path]:

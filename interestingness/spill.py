@@ -71,6 +71,7 @@ class SpillOracle:
         self.predicate = Predicate(predicate)
         self.kernels = tuple(kernels) if kernels else None
         self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
+        self.headers_sha256: str | None = None  # what the original includes, set by resolve_targets
 
     @property
     def toolchain(self) -> Toolchain:
@@ -85,6 +86,7 @@ class SpillOracle:
             "kernels": list(self.kernels) if self.kernels else None,
             "targets": list(self.targets) if self.targets is not None else None,
             "shim_sha256": shim_sha256(),
+            "headers_sha256": self.headers_sha256,
             "env": dict(self.compiler.env),
             "timeout": self.compiler.timeout,
         }
@@ -133,6 +135,7 @@ class SpillOracle:
             raise OracleSetupError(f"the predicate holds for no kernel of the original: {why}")
         resolved = copy.copy(self)
         resolved.targets = targets
+        resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         return resolved
 
     def test(self, content: bytes) -> Verdict:
@@ -176,6 +179,18 @@ class SpillOracle:
 
 def _kernel(table: dict[str, Metrics] | None, name: str) -> Metrics | None:
     return None if table is None else table.get(name)
+
+
+def files_sha256(paths: Sequence[str]) -> str:
+    """Names and contents of files (candidates only lose includes, so the original's set covers them)."""
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(p.encode() + b"\0")
+        try:
+            h.update(Path(p).read_bytes() + b"\0")
+        except OSError:
+            h.update(b"<unreadable>\0")
+    return h.hexdigest()
 
 
 def shim_sha256() -> str:

@@ -18,6 +18,7 @@ from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 
 from . import passes
+from .cache import VerdictCache, default_cache_dir
 from .engine import Engine
 from .evaluate import Evaluator
 from .files import atomic_write, default_output
@@ -88,11 +89,18 @@ def main() -> None:
 @click.option("--flatten/--no-flatten", default=None,
               help="Inline project headers (found via -I/-iquote and the file's directory) first "
               "[default: on with the built-in oracle, off with --test].")
+@click.option("--cache/--no-cache", "use_cache", default=None,
+              help="Keep verdicts in the persistent cache [default: on with the built-in oracle, whose key "
+              "covers everything that decides a verdict; off with --test, since a script may read anything].")
+@click.option("--cache-dir", type=click.Path(path_type=Path), help="[default: $XDG_CACHE_HOME/gpu-reduce]")
+@click.option("--cache-max-entries", type=click.IntRange(0), default=200_000, show_default=True, help="0 disables.")
+@click.option("--cache-max-bytes", type=click.IntRange(0), default=1 << 30, show_default=True, help="0 disables.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
-        backend: str, flatten: bool | None, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
+        backend: str, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
+        cache_max_entries: int, cache_max_bytes: int, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
@@ -109,7 +117,11 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
             _note(quiet, f"target kernel(s): {', '.join(oracle.targets)}")
         else:
             oracle = _script_oracle(file, flags, script, test_arg, timeout, tmp_root)
-        with Evaluator(oracle, jobs, backend) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
+        cache = None
+        if use_cache if use_cache is not None else script is None:
+            cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
+                                 max_entries=cache_max_entries, max_bytes=cache_max_bytes)
+        with Evaluator(oracle, jobs, backend, cache) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
             source = Source(text, language)
             progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
                          f"{source.error_count} parse error node(s)")
@@ -246,12 +258,13 @@ def _summary(progress: Progress, file: Path, output: Path, original: bytes, resu
     state = "stopped" if stopped else "done"
     passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t"
                             for name, y in sorted(engine.status.per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
-                            if y.tests)
+                            if y.tests or y.bytes_removed)
     progress.console.print(
         f"{state}: {file} -> {output}\n"
         f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)\n"
         f"  tokens {count_tokens(original)} -> {count_tokens(result)}\n"
-        f"  tests  {c.tests} run, {c.memo_hits} answered from memory, {c.infra_retries} retried\n"
+        f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
+        f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.infra_retries} retried\n"
         f"  wall   {time.monotonic() - start:.1f}s\n"
         f"  passes {passes_line}",
         highlight=False, soft_wrap=True,

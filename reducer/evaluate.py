@@ -11,11 +11,15 @@ from joblib import Parallel, delayed
 
 from interestingness.verdict import Oracle, Verdict
 
+from .cache import VerdictCache
+
 
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
-    memo_hits: int = 0       # candidates answered without an oracle call
+    memo_hits: int = 0       # answered from this run's memory
+    cache_hits: int = 0      # answered from the persistent cache
+    shared_waits: int = 0    # duplicates of a test already in flight, answered by it
     infra_retries: int = 0
     oracle_seconds: float = 0.0
 
@@ -25,8 +29,9 @@ def digest(content: bytes) -> str:
 
 
 class Evaluator:
-    def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky"):
+    def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None):
         self.oracle = oracle
+        self.cache = cache
         self.jobs = max(1, jobs)
         self.backend = backend
         self.counters = Counters()
@@ -45,11 +50,21 @@ class Evaluator:
             self._parallel = None
 
     def test(self, content: bytes) -> Verdict:
-        known = self._memo.get(digest(content))
+        known = self._known(content)
+        return known if known is not None else self._run([content])[0]
+
+    def _known(self, content: bytes) -> Verdict | None:
+        """A verdict from this run's memory or else the persistent cache (then remembered)."""
+        key = digest(content)
+        known = self._memo.get(key)
         if known is not None:
             self.counters.memo_hits += 1
             return known
-        return self._run([content])[0]
+        known = self.cache.get(content) if self.cache is not None else None
+        if known is not None:
+            self.counters.cache_hits += 1
+            self._memo[key] = known
+        return known
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
         """Index, content and verdict of the first interesting candidate, testing `jobs` at a
@@ -60,17 +75,17 @@ class Evaluator:
             for index, content in stream:
                 if content is None:
                     continue
-                key = digest(content)
-                known = self._memo.get(key)
+                known = self._known(content)
                 if known is None:
+                    key = digest(content)
                     if key in pending:  # an earlier candidate in this batch answers it
+                        self.counters.shared_waits += 1
                         continue
                     pending.add(key)
                     batch.append((index, content))
                     if len(batch) == self.jobs:
                         break
                     continue
-                self.counters.memo_hits += 1
                 if known.interesting:
                     hit = (index, content, known)
                     break
@@ -94,6 +109,8 @@ class Evaluator:
         for content, verdict in zip(contents, verdicts):
             if not verdict.infra_failure:
                 self._memo[digest(content)] = verdict
+                if self.cache is not None:
+                    self.cache.put(content, verdict)
         return verdicts
 
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:

@@ -1,0 +1,93 @@
+"""The persistent verdict cache, against the faults the compile-cache reviews found."""
+import os
+import threading
+
+from interestingness.spill import SpillOracle
+from interestingness.verdict import Verdict
+from reducer.cache import VerdictCache
+from reducer.evaluate import Evaluator
+
+from conftest import needs_clang22
+
+
+def test_same_digest_different_key_is_a_miss(tmp_path):
+    cache = VerdictCache(tmp_path, {"o": 1}, digest=lambda key: "same-digest-for-all")
+    cache.put(b"candidate A", Verdict(True))
+    assert cache.get(b"candidate A").interesting
+    assert cache.get(b"candidate B") is None and cache.collisions == 1
+    cache.put(b"candidate B", Verdict(False, "exit 1"))
+    assert cache.get(b"candidate A") is None  # B replaced A under the shared index, A is not answered by B
+    assert cache.get(b"candidate B").reason == "exit 1"
+
+
+def test_key_covers_the_oracle_identity(tmp_path):
+    VerdictCache(tmp_path, {"flags": ["-O3"]}).put(b"x", Verdict(True))
+    assert VerdictCache(tmp_path, {"flags": ["-O3"]}).get(b"x").interesting  # shared across runs
+    assert VerdictCache(tmp_path, {"flags": ["-O2"]}).get(b"x") is None
+
+
+def test_infrastructure_failures_are_not_stored_but_compile_errors_are(tmp_path):
+    cache = VerdictCache(tmp_path, {})
+    cache.put(b"a", Verdict(False, "signal 9", infra_failure=True))
+    cache.put(b"b", Verdict(False, "compile error (lto): x.hip:1: error"))
+    cache.put(b"c", Verdict(False, "timeout after 5s"))
+    assert cache.get(b"a") is None
+    assert "compile error" in cache.get(b"b").reason and "timeout" in cache.get(b"c").reason
+
+
+def test_lru_bounds_hold(tmp_path):
+    cache = VerdictCache(tmp_path, {}, max_entries=3)
+    for i in range(5):
+        cache.put(b"c%d" % i, Verdict(False))
+        cache.get(b"c0")  # keep c0 recently used
+    assert cache.entries() == 3 and cache.get(b"c0") is not None and cache.get(b"c1") is None
+    small = VerdictCache(tmp_path / "small", {}, max_bytes=600)
+    for i in range(10):
+        small.put(b"x" * 100 + b"%d" % i, Verdict(False))
+    assert small.entries() < 10
+    off = VerdictCache(tmp_path / "off", {}, max_entries=0)
+    off.put(b"x", Verdict(True))
+    assert off.get(b"x") is None and not (tmp_path / "off").exists()
+
+
+class CountingOracle:
+    def __init__(self):
+        self.calls, self.lock = [], threading.Lock()
+
+    def identity(self):
+        return {}
+
+    def test(self, content):
+        with self.lock:
+            self.calls.append(content)
+        return Verdict(content == b"winner")
+
+
+def test_duplicates_in_flight_are_evaluated_once(tmp_path):
+    oracle = CountingOracle()
+    with Evaluator(oracle, jobs=4, backend="threading", cache=VerdictCache(tmp_path, {})) as ev:
+        found = ev.first_interesting([b"a", b"a", b"b", b"a", b"winner"])
+    assert found[0] == 4 and sorted(oracle.calls) == [b"a", b"b", b"winner"]
+    assert ev.counters.shared_waits == 2
+    with Evaluator(CountingOracle(), jobs=2, cache=VerdictCache(tmp_path, {})) as again:
+        assert again.first_interesting([b"a", b"winner"])[0] == 1
+        assert again.counters.tests == 0 and again.counters.cache_hits == 2
+
+
+@needs_clang22
+def test_a_changed_header_changes_the_key(tmp_path):
+    (tmp_path / "inc").mkdir()
+    header = tmp_path / "inc" / "h.h"
+    header.write_text("#define SCALE 2.0f\n")
+    src = b'#include <hip/hip_runtime.h>\n#include "h.h"\n__global__ void k(float* p) { p[0] = SCALE; }\n'
+    (tmp_path / "k.hip").write_bytes(src)
+    flags = ["-I", str(tmp_path / "inc")]
+
+    def identity():
+        o = SpillOracle("k.hip", flags, predicate="lto.instructions > 0", cwd=tmp_path)
+        return o.resolve_targets(src).identity()
+
+    before = identity()
+    assert identity() == before
+    header.write_text("#define SCALE 3.0f\n")
+    assert identity() != before

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from interestingness.process import run
+from interestingness.process import run, test_dir
 from interestingness.toolchain import Toolchain
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class Compiler:
     def compile(self, side: str, content: bytes) -> Compiled:
         cmd = self.command(side)
         try:
-            work = Path(tempfile.mkdtemp(prefix=f"reduce-{side}-", dir=self.tmp_parent))
+            work = test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:
             return Compiled(side, tuple(cmd), 0.0, failure="infra", message=f"temp dir: {e}")
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,14 @@ def run(
         seconds=time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+def test_dir(prefix: str, parent: str | os.PathLike | None) -> Path:
+    """A fresh private directory for one test. The parent is created if missing: on a Dask
+    worker of another machine the client's run directory does not exist yet."""
+    if parent is not None:
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
 def _kill_group(pgid: int) -> None:

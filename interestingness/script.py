@@ -6,13 +6,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .process import run
+from .process import run, test_dir
 from .verdict import Verdict
 
 # Signals that mean the machine, not the candidate, failed (OOM killer, bus error on full disk).
@@ -31,6 +30,7 @@ class ScriptOracle:
     tmp_root: Path | None = None
     test_arg: bool = False
     keep_dirs: bool = False
+    ignores_layout = False  # a script may grep comments or count columns
 
     @classmethod
     def create(cls, script: Path, filename: str, **options: Any) -> "ScriptOracle":
@@ -55,7 +55,10 @@ class ScriptOracle:
 
     def test(self, content: bytes) -> Verdict:
         start = time.monotonic()
-        workdir = Path(tempfile.mkdtemp(prefix="test-", dir=self.tmp_root))
+        try:
+            workdir = test_dir("test-", self.tmp_root)
+        except OSError as e:
+            return Verdict(False, f"cannot make a test directory: {e}", infra_failure=True)
         try:
             candidate = workdir / self.filename
             candidate.write_bytes(content)

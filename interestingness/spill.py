@@ -45,6 +45,8 @@ class Measurement:
 class SpillOracle:
     """Implements `interestingness.verdict.Oracle`. Call `resolve_targets(original)` before `test`."""
 
+    ignores_layout = True  # codegen sees tokens and line numbers, not spacing or comments
+
     def __init__(
         self,
         file_name: str | os.PathLike,

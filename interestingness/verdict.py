@@ -24,6 +24,11 @@ class Verdict:
 class Oracle(Protocol):
     """Decides whether a candidate is still interesting. Knows nothing about passes."""
 
+    # True when whitespace and comments cannot change a verdict as long as lines stay lines
+    # (a compiler's view; not a script's, which may grep anything). Lets the reducer give
+    # layout-only variants of a tested candidate the same verdict without a test.
+    ignores_layout: bool
+
     def identity(self) -> dict[str, Any]:
         """Everything besides the candidate's bytes that decides a verdict (for cache keys)."""
 

@@ -85,7 +85,9 @@ def main() -> None:
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per test.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
-@click.option("--backend", type=click.Choice(["loky", "threading"]), default="loky", show_default=True, help="joblib backend.")
+@click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
+              help="joblib backend; dask runs the tests on a Dask cluster (its workers need the toolchain).")
+@click.option("--scheduler", help="Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].")
 @click.option("--flatten/--no-flatten", default=None,
               help="Inline project headers (found via -I/-iquote and the file's directory) first "
               "[default: on with the built-in oracle, off with --test].")
@@ -99,7 +101,7 @@ def main() -> None:
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
-        backend: str, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
+        backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
@@ -121,7 +123,9 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         if use_cache if use_cache is not None else script is None:
             cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
                                  max_entries=cache_max_entries, max_bytes=cache_max_bytes)
-        with Evaluator(oracle, jobs, backend, cache) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
+        if scheduler and backend != "dask":
+            raise click.UsageError("--scheduler needs --backend dask")
+        with Evaluator(oracle, jobs, backend, cache, scheduler) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
             source = Source(text, language)
             progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
                          f"{source.error_count} parse error node(s)")

@@ -7,11 +7,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 
 from interestingness.verdict import Oracle, Verdict
 
 from .cache import VerdictCache
+from .lexer import layout_free
 
 
 @dataclass
@@ -29,18 +30,28 @@ def digest(content: bytes) -> str:
 
 
 class Evaluator:
-    def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None):
+    def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None,
+                 scheduler: str | None = None):
         self.oracle = oracle
         self.cache = cache
         self.jobs = max(1, jobs)
         self.backend = backend
+        self.scheduler = scheduler
+        self._client = None
+        # what memo and cache are keyed by: layout-only variants share a verdict when the oracle allows
+        self._view = layout_free if oracle.ignores_layout else bytes
         self.counters = Counters()
         self._memo: dict[str, Verdict] = {}
         self._parallel: Parallel | None = None
 
     def __enter__(self) -> "Evaluator":
-        if self.jobs > 1:
-            self._parallel = Parallel(n_jobs=self.jobs, backend=self.backend)
+        if self.backend == "dask":
+            from dask.distributed import Client  # optional dependency: only for cluster runs
+
+            self._client = Client(self.scheduler) if self.scheduler else Client(processes=True)
+        if self.jobs > 1 or self._client is not None:
+            with parallel_config(backend=self.backend):  # the way joblib registers its dask backend
+                self._parallel = Parallel(n_jobs=self.jobs)
             self._parallel.__enter__()
         return self
 
@@ -48,6 +59,9 @@ class Evaluator:
         if self._parallel is not None:
             self._parallel.__exit__(*exc)
             self._parallel = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def test(self, content: bytes) -> Verdict:
         known = self._known(content)
@@ -55,12 +69,13 @@ class Evaluator:
 
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict from this run's memory or else the persistent cache (then remembered)."""
-        key = digest(content)
+        view = self._view(content)
+        key = digest(view)
         known = self._memo.get(key)
         if known is not None:
             self.counters.memo_hits += 1
             return known
-        known = self.cache.get(content) if self.cache is not None else None
+        known = self.cache.get(view) if self.cache is not None else None
         if known is not None:
             self.counters.cache_hits += 1
             self._memo[key] = known
@@ -77,7 +92,7 @@ class Evaluator:
                     continue
                 known = self._known(content)
                 if known is None:
-                    key = digest(content)
+                    key = digest(self._view(content))
                     if key in pending:  # an earlier candidate in this batch answers it
                         self.counters.shared_waits += 1
                         continue
@@ -108,14 +123,15 @@ class Evaluator:
                 verdicts[i] = v
         for content, verdict in zip(contents, verdicts):
             if not verdict.infra_failure:
-                self._memo[digest(content)] = verdict
+                view = self._view(content)
+                self._memo[digest(view)] = verdict
                 if self.cache is not None:
-                    self.cache.put(content, verdict)
+                    self.cache.put(view, verdict)
         return verdicts
 
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
         self.counters.tests += len(contents)
-        if self._parallel is None or len(contents) == 1:
+        if self._parallel is None or (len(contents) == 1 and self._client is None):
             verdicts = [self.oracle.test(c) for c in contents]
         else:
             verdicts = list(self._parallel(delayed(self.oracle.test)(c) for c in contents))

@@ -44,3 +44,23 @@ def tokenize(text: bytes) -> list[Token]:
 def count_tokens(text: bytes) -> int:
     """Tokens excluding comments: the size measure reported next to bytes."""
     return sum(1 for t in tokenize(text) if t.kind != "comment")
+
+
+def layout_free(text: bytes) -> bytes:
+    """The same tokens on the same lines, comments dropped, one space between tokens: two texts
+    that differ only in layout map to one form (preprocessor lines and __LINE__ keep working)."""
+    out = bytearray()
+    pos = here = line = 0  # `here`: line of `pos` in the input; `line`: lines written so far
+    for tok in tokenize(text):
+        here += text.count(b"\n", pos, tok.start)
+        pos = tok.start
+        if tok.kind == "comment":
+            continue
+        if here > line:
+            out += b"\n" * (here - line)
+            line = here
+        elif out and out[-1:] != b"\n":
+            out += b" "
+        out += text[tok.start:tok.end]
+    out += b"\n" * (here + text.count(b"\n", pos) - line)
+    return bytes(out)

@@ -54,6 +54,8 @@ class CountingOracle:
     def __init__(self):
         self.calls, self.lock = [], threading.Lock()
 
+    ignores_layout = False
+
     def identity(self):
         return {}
 

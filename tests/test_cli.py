@@ -229,3 +229,18 @@ def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     report = json.loads(check.stdout)
     assert report["interesting"] and any(k["lto"]["vgpr_spills"] > 0 for k in report["kernels"])
+
+
+@needs_gxx
+def test_dask_cluster_gives_the_local_result(tmp_path, script):
+    from dask.distributed import LocalCluster
+
+    test = script(GXX_TEST)
+    (tmp_path / "case.cpp").write_bytes(CXX_CASE)
+    local = reduce("case.cpp", "--test", test, "-j", 1, "-q", "-o", "local.cpp", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        r = reduce("case.cpp", "--test", test, "-j", 2, "-q", "-o", "dask.cpp",
+                   "--backend", "dask", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "dask.cpp").read_bytes() == (tmp_path / "local.cpp").read_bytes()

@@ -20,6 +20,8 @@ class Contains:
     needles: tuple[bytes, ...]
     calls: list = field(default_factory=list)
 
+    ignores_layout = False
+
     def identity(self):
         return {"needles": self.needles}
 
@@ -68,6 +70,8 @@ class FlakyMachine:
 
     seen: set = field(default_factory=set)
 
+    ignores_layout = False
+
     def identity(self):
         return {}
 
@@ -91,3 +95,20 @@ def test_candidates_never_grow():
     reduce(CODE, oracle)
     sizes = [len(c) for c in oracle.calls]
     assert max(sizes) <= len(CODE)
+
+
+@dataclass
+class LayoutBlind(Contains):
+    ignores_layout = True
+
+
+def test_layout_only_variants_share_a_verdict_when_the_oracle_ignores_layout():
+    blind = LayoutBlind((b"keep_me",))
+    with Evaluator(blind) as ev:
+        assert ev.test(b"int keep_me;  // note\n").interesting
+        assert ev.test(b"int   keep_me;\n").interesting and len(blind.calls) == 1
+    seeing = Contains((b"keep_me",))
+    with Evaluator(seeing) as ev:
+        ev.test(b"int keep_me;  // note\n")
+        ev.test(b"int   keep_me;\n")
+    assert len(seeing.calls) == 2

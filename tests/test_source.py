@@ -45,3 +45,13 @@ def test_tokenizer_covers_every_non_space_byte():
 def test_tokenizer_unterminated_comment_and_string():
     assert [t.kind for t in tokenize(b'x /* never closed')] == ["ident", "comment"]
     assert [t.kind for t in tokenize(b'"open\nx')] == ["string", "ident"]
+
+
+def test_layout_free_is_canonical_and_keeps_lines():
+    from reducer.lexer import layout_free
+
+    assert layout_free(b"int  a ;  /* c */") == layout_free(b"int a;") == b"int a ;"
+    assert layout_free(b"x /* a\nb */ y") == b"x\ny"  # the comment's line break stays
+    assert layout_free(b"#define X  1\nint y;") == b"# define X 1\nint y ;"
+    assert layout_free(b"a\n\nb") != layout_free(b"a\nb")
+    assert layout_free(b'"a  b"') == b'"a  b"'

@@ -97,12 +97,15 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="[default: $XDG_CACHE_HOME/gpu-reduce]")
 @click.option("--cache-max-entries", type=click.IntRange(0), default=200_000, show_default=True, help="0 disables.")
 @click.option("--cache-max-bytes", type=click.IntRange(0), default=1 << 30, show_default=True, help="0 disables.")
+@click.option("--keep-artifacts", type=click.Path(path_type=Path, file_okay=False),
+              help="Keep every test's directory (candidate, build outputs) under this directory; "
+              "the persistent cache is then off, so no test is skipped for an earlier run's answer.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
-        cache_max_entries: int, cache_max_bytes: int, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
+        cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
@@ -111,14 +114,18 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     output = _check_output(file, output or default_output(file), force)
     language = language_for(file, text)
     first, main_passes, last = _schedule(pass_names)
-    tmp_root = Path(tempfile.mkdtemp(prefix="reduce-"))
+    if keep_artifacts is not None:
+        keep_artifacts.mkdir(parents=True, exist_ok=True)
+        use_cache = False
+    tmp_root = Path(tempfile.mkdtemp(prefix="reduce-", dir=keep_artifacts))
+    keep = keep_artifacts is not None
     try:
         if script is None:
             _note(quiet, "checking the original: building it with and without full offload LTO...")
-            oracle = _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root)
+            oracle = _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root, keep)
             _note(quiet, f"target kernel(s): {', '.join(oracle.targets)}")
         else:
-            oracle = _script_oracle(file, flags, script, test_arg, timeout, tmp_root)
+            oracle = _script_oracle(file, flags, script, test_arg, timeout, tmp_root, keep)
         cache = None
         if use_cache if use_cache is not None else script is None:
             cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
@@ -147,7 +154,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
                 raise Fail("interrupted: the best result so far is kept", EXIT_INTERRUPTED) from None
             _summary(progress, file, output, text, result, evaluator, engine, start, stopped=False)
     finally:
-        shutil.rmtree(tmp_root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(tmp_root, ignore_errors=True)
 
 
 @main.command("check")
@@ -207,20 +215,21 @@ def _schedule(pass_names: str | None):
         raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
 
 
-def _script_oracle(file: Path, flags, script, test_arg, timeout, tmp_root):
+def _script_oracle(file: Path, flags, script, test_arg, timeout, tmp_root, keep):
     if flags:
         raise click.UsageError("compile flags after -- are for the built-in oracle; a --test script gets none")
     try:
-        return ScriptOracle.create(script, file.name, timeout=timeout, tmp_root=tmp_root, test_arg=test_arg)
+        return ScriptOracle.create(script, file.name, timeout=timeout, tmp_root=tmp_root, test_arg=test_arg,
+                                   keep_dirs=keep)
     except ScriptError as e:
         raise Fail(str(e), EXIT_TEST) from None
 
 
-def _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root) -> SpillOracle:
+def _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root, keep) -> SpillOracle:
     """The built-in oracle, with its target kernels taken from the original."""
     try:
         oracle = SpillOracle(file, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels) or None,
-                             timeout, tmp_root)
+                             timeout, tmp_root, keep_artifacts=keep)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), EXIT_TEST) from None
     try:

@@ -244,3 +244,16 @@ def test_dask_cluster_gives_the_local_result(tmp_path, script):
                    "--backend", "dask", "--scheduler", cluster.scheduler_address, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "dask.cpp").read_bytes() == (tmp_path / "local.cpp").read_bytes()
+
+
+def test_keep_artifacts_keeps_test_dirs_and_bypasses_the_cache(tmp_path, script):
+    (tmp_path / "a.cpp").write_text("int keep_me;\nint drop_me;\n")
+    test = script("grep -q keep_me a.cpp\n")
+    cache = tmp_path / "cache"
+    r = reduce("a.cpp", "--test", test, "--cache", "--cache-dir", cache, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = reduce("a.cpp", "--test", test, "--cache", "--cache-dir", cache, "--force", "-q",
+               "--keep-artifacts", "kept", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "0 from the cache" in r.stderr
+    assert len(list((tmp_path / "kept").glob("reduce-*/test-*/a.cpp"))) >= 2

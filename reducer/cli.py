@@ -105,11 +105,14 @@ def main() -> None:
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
-        cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
+        cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool,
+        clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
     clang FLAGS given after `--`."""
+    if scheduler and backend != "dask":
+        raise click.UsageError("--scheduler needs --backend dask")
     text = _read_input(file)
     output = _check_output(file, output or default_output(file), force)
     language = language_for(file, text)
@@ -130,9 +133,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         if use_cache if use_cache is not None else script is None:
             cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
                                  max_entries=cache_max_entries, max_bytes=cache_max_bytes)
-        if scheduler and backend != "dask":
-            raise click.UsageError("--scheduler needs --backend dask")
-        with Evaluator(oracle, jobs, backend, cache, scheduler) as evaluator, Progress(evaluator.counters, quiet=quiet) as progress:
+        with Evaluator(oracle, jobs, backend, cache, scheduler) as evaluator, \
+                Progress(evaluator.counters, quiet=quiet) as progress:
             source = Source(text, language)
             progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
                          f"{source.error_count} parse error node(s)")

@@ -1,10 +1,14 @@
+import os
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests' reductions must neither read nor fill the user's verdict cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="reduce-tests-cache-")
 CLANG = Path("/usr/lib/llvm-22/bin/clang++")
 
 

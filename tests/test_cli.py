@@ -214,12 +214,12 @@ def test_ctrl_c_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script):
 
 @needs_clang22
 def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
-    """Flatten the hipconv headers into the c120 repro, reduce (tree deletion and table re-basing
+    """Flatten the hipconv headers into the c120 repro, reduce (comments, tree deletion and table re-basing
     only, to stay within the suite's time), and `reduce check` the standalone result."""
     case = ROOT / "corpora" / "wgrad_c120_pos"
     flags = (case / "flags").read_text().split()
     out = tmp_path / "c120.hip"
-    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "rebase-index,tree-delete",
+    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "comments,rebase-index,tree-delete",
                "--", *flags, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     reduced = out.read_text()

@@ -1,3 +1,4 @@
+import atexit
 import os
 import shutil
 import stat
@@ -8,7 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The tests' reductions must neither read nor fill the user's verdict cache.
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="reduce-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE = tempfile.mkdtemp(prefix="gpu-reduce-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, True)
 CLANG = Path("/usr/lib/llvm-22/bin/clang++")
 
 

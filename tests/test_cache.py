@@ -1,5 +1,4 @@
 """The persistent verdict cache, against the faults the compile-cache reviews found."""
-import os
 import threading
 
 from interestingness.spill import SpillOracle

@@ -1,4 +1,3 @@
-from pathlib import Path
 
 from reducer.flatten import flatten, include_dirs
 

@@ -112,3 +112,14 @@ def test_blank_keeps_lines_join_lines_joins_them_except_preprocessor():
     assert blank == b"#include<a.h>\nint a;\nint b=- -c;"
     joined = apply(blank, [e for item in REGISTRY["join-lines"].items(Source(blank, "cpp"), 0) for e in item])
     assert joined == b"#include<a.h>\nint a;int b=- -c;"
+
+
+def test_list_elements_deletes_single_declarators():
+    text = b"struct P { int n, c, h; };\nint a = 1, b;\n"
+    outs = results("list-elements", text)
+    assert b"struct P { int c, h; };\nint a = 1, b;\n" in outs
+    assert b"struct P { int n, h; };\nint a = 1, b;\n" in outs
+    assert b"struct P { int n, c; };\nint a = 1, b;\n" in outs
+    assert b"struct P { int n, c, h; };\nint a = 1;\n" in outs
+    tail = [i for i in REGISTRY["list-elements"].items(Source(text, "cpp"), 0)][1:3]
+    assert apply(text, [e for item in tail for e in item]) == b"struct P { int n ; };\nint a = 1, b;\n"

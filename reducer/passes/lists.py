@@ -19,9 +19,24 @@ class ListElements(Pass):
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        return [deletion(e.start_byte, e.end_byte)
-                for node in src.nodes() if node.type in _LISTS
-                for e in elements(node)]
+        items = []
+        for node in src.nodes():
+            if node.type in _LISTS:
+                items += [deletion(e.start_byte, e.end_byte) for e in elements(node)]
+            elif node.type in ("declaration", "field_declaration"):
+                items += _declarators(node)
+        return items
+
+
+def _declarators(node) -> list[Item]:
+    """`int n, c, h;` -> one item per declarator, each taking a neighbouring comma with it (a
+    comma after a type is no list separator `apply` could repair)."""
+    decls = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"]
+    if len(decls) < 2:
+        return []
+    items = [deletion(d.start_byte, nxt.start_byte) for d, nxt in zip(decls, decls[1:])]
+    items.append(deletion(decls[-2].end_byte, decls[-1].end_byte))
+    return items
 
 
 class Initializers(Pass):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -113,6 +114,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     clang FLAGS given after `--`."""
     if scheduler and backend != "dask":
         raise click.UsageError("--scheduler needs --backend dask")
+    signal.signal(signal.SIGTERM, _stop)  # a kill from a job scheduler stops like Ctrl-C
     text = _read_input(file)
     output = _check_output(file, output or default_output(file), force)
     language = language_for(file, text)
@@ -180,6 +182,10 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
     if not report["interesting"]:
         sys.exit(EXIT_NOT_INTERESTING)
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _note(quiet: bool, message: str) -> None:

@@ -191,7 +191,8 @@ def test_bad_predicate_is_a_clear_error(tmp_path):
 
 
 @needs_gxx
-def test_ctrl_c_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_term_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script, sig):
     case = tmp_path / "case.cpp"
     case.write_bytes(CXX_CASE)
     test = script("sleep 0.2\n" + GXX_TEST)
@@ -202,7 +203,7 @@ def test_ctrl_c_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.stat().st_size >= len(CXX_CASE)):
         time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err

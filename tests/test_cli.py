@@ -225,7 +225,7 @@ def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
     assert r.returncode == 0, r.stderr
     reduced = out.read_text()
     assert "#include \"" not in reduced and "direct_wgrad/" not in reduced  # one standalone file
-    assert len(reduced) < (case / "repro.hip").stat().st_size * 100  # far below the flattened 62 KB
+    assert len(reduced) < 20_000  # the flattened file is 62 KB
     check = reduce("check", out, "--json", "--", *flags, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
     report = json.loads(check.stdout)

@@ -277,7 +277,7 @@ def _summary(progress: Progress, file: Path, output: Path, original: bytes, resu
              evaluator: Evaluator, engine: Engine, start: float, stopped: bool) -> None:
     c = evaluator.counters
     state = "stopped" if stopped else "done"
-    passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t"
+    passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
                             for name, y in sorted(engine.status.per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
                             if y.tests or y.bytes_removed)
     progress.console.print(

@@ -21,7 +21,6 @@ from .source import Source
 class PassYield:
     accepted: int = 0
     bytes_removed: int = 0
-    candidates: int = 0
     tests: int = 0
     seconds: float = 0.0
 
@@ -95,7 +94,7 @@ class Engine:
         while size >= 1 and items:
             pos = 0
             while pos < len(items):
-                found = self.evaluator.first_interesting(self._candidates(items, pos, size, stats))
+                found = self.evaluator.first_interesting(self._candidates(items, pos, size))
                 if found is None:
                     break
                 index, content, _ = found
@@ -104,13 +103,12 @@ class Engine:
                 items = p.items(self.best, round) or []
             size //= 2
 
-    def _candidates(self, items: list[Item], pos: int, size: int, stats: PassYield) -> Iterator[bytes | None]:
+    def _candidates(self, items: list[Item], pos: int, size: int) -> Iterator[bytes | None]:
         """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller or
         adds parse errors is None: rejected without a test."""
         text = self.best.text
         for start in range(pos, len(items), size):
             candidate = apply(text, chain.from_iterable(items[start:start + size]))
-            stats.candidates += 1
             ok = len(candidate) < len(text) and self._syntax_ok(candidate)
             yield candidate if ok else None
 

@@ -5,7 +5,6 @@ import signal
 import time
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,8 +37,11 @@ def reduce(*args, cwd: Path, env=None):
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
-def own_tmp_entries() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("reduce-*")}
+def private_tmp(tmp_path: Path) -> dict[str, str]:
+    """A TMPDIR of the test's own: other runs on the machine cannot make its check flaky."""
+    d = tmp_path / "tmpdir"
+    d.mkdir()
+    return {"TMPDIR": str(d)}
 
 
 @needs_gxx
@@ -48,13 +50,13 @@ def test_reduces_cxx_with_gxx_script(tmp_path, script, jobs):
     case = tmp_path / "case.cpp"
     case.write_bytes(CXX_CASE)
     test = script(GXX_TEST)
-    before = own_tmp_entries()
-    r = reduce(case, "--test", test, "-j", jobs, cwd=tmp_path)
+    env = private_tmp(tmp_path)
+    r = reduce(case, "--test", test, "-j", jobs, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     out = (tmp_path / "case.reduced.cpp").read_bytes()
     assert case.read_bytes() == CXX_CASE  # the input is never touched
     assert b"undeclared_thing" in out and len(out) < 60
-    assert own_tmp_entries() <= before  # no temp dirs left behind
+    assert not any(Path(env["TMPDIR"]).iterdir())  # no temp dirs left behind
     assert "tests" in r.stderr and "bytes" in r.stderr
 
 
@@ -196,9 +198,9 @@ def test_ctrl_c_or_term_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, 
     case = tmp_path / "case.cpp"
     case.write_bytes(CXX_CASE)
     test = script("sleep 0.2\n" + GXX_TEST)
-    before = own_tmp_entries()
+    env = private_tmp(tmp_path)
     proc = subprocess.Popen([*REDUCE, "case.cpp", "--test", str(test), "-j", "2"], cwd=tmp_path,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **env})
     out = tmp_path / "case.reduced.cpp"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.stat().st_size >= len(CXX_CASE)):
@@ -210,7 +212,7 @@ def test_ctrl_c_or_term_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, 
     kept = out.read_bytes()
     assert len(kept) < len(CXX_CASE) and b"undeclared_thing" in kept
     time.sleep(0.5)
-    assert own_tmp_entries() <= before
+    assert not any(Path(env["TMPDIR"]).iterdir())
 
 
 @needs_clang22

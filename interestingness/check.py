@@ -20,12 +20,14 @@ def run_check(
     kernel: str | Sequence[str] | None = None,
     predicate: str | None = None,
     timeout: float = 300.0,
+    content: bytes | None = None,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
-    (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs)."""
+    (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
+    `content` is built in place of the file's own bytes, as the oracle builds a candidate."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
     oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout)
-    m = oracle.measure(Path(path).read_bytes())
+    m = oracle.measure(Path(path).read_bytes() if content is None else content)
     all_kernels = m.kernel_names()
     selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)
     plain = demangle(all_kernels, oracle.toolchain)

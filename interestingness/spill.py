@@ -135,8 +135,12 @@ class SpillOracle:
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
             raise OracleSetupError(f"the predicate holds for no kernel of the original: {why}")
+        return self.with_targets(targets, original)
+
+    def with_targets(self, targets: Sequence[str], original: bytes) -> SpillOracle:
+        """A copy with targets known already (a resumed run's): no build of the original."""
         resolved = copy.copy(self)
-        resolved.targets = targets
+        resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         return resolved
 

@@ -1,39 +1,26 @@
-"""`reduce FILE --test SCRIPT` / `reduce FILE -- FLAGS` / `reduce check FILE -- FLAGS`."""
+"""The command line: `reduce FILE ...` (run), `resume`, `report`, `batch` and `check`.
+
+Commands only parse options; runs.py carries out a run, batch.py a manifest."""
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sys
-import tempfile
-import time
 from pathlib import Path
+from typing import Callable
 
 import click
 
 from interestingness.check import format_check, run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
-from interestingness.script import ScriptError, ScriptOracle
-from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 
-from . import passes
-from .cache import VerdictCache, default_cache_dir
-from .engine import Engine
-from .evaluate import Evaluator
-from .files import atomic_write, default_output
-from .flatten import flatten, include_dirs
-from .lexer import count_tokens
-from .progress import Progress
-from .source import Source, language_for
-
-# Distinct exit codes, so scripts can tell why a run did not reduce.
-EXIT_INPUT = 3            # input file missing, unreadable or would be overwritten
-EXIT_TEST = 4             # test script or oracle cannot be set up
-EXIT_NOT_INTERESTING = 5  # the original is not interesting
-EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
-EXIT_INTERRUPTED = 130
+from . import batch, runs
+from .budget import parse_duration
+from .files import default_output
+from .report import write_report
+from .workdir import WorkDir, WorkDirError
 
 
 class Fail(click.ClickException):
@@ -42,6 +29,19 @@ class Fail(click.ClickException):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.exit_code = code
+
+
+def _duration(ctx, param, value: str | None) -> float | None:
+    try:
+        return None if value is None else parse_duration(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def display_options(f):
+    f = click.option("--json", "as_json", is_flag=True, help="Progress and the final summary as JSON lines on stdout.")(f)
+    f = click.option("-q", "--quiet", is_flag=True, help="No progress output.")(f)
+    return f
 
 
 def spill_options(f):
@@ -71,6 +71,9 @@ def main() -> None:
     \b
     reduce FILE --test SCRIPT      C-Reduce-style script: exit 0 = interesting
     reduce FILE -- CLANG_FLAGS     built-in oracle: spills under full offload LTO only
+    reduce resume WORKDIR          continue a stopped or killed run
+    reduce report WORKDIR          its Markdown report, JSON summary and plot
+    reduce batch MANIFEST.toml     many cases, resumable, with one report
     reduce check FILE -- FLAGS     show the spill metrics of both builds
     """
 
@@ -82,7 +85,11 @@ def main() -> None:
 @click.option("--test-arg", is_flag=True, help="Pass the candidate's path as the script's last argument (llvm-reduce style).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default=True, help="Tests run in parallel.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Result file [default: FILE.reduced.EXT].")
-@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
+              help="The run's state, journal, log and report [default: OUTPUT.work].")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file and work directory.")
+@click.option("--time-budget", callback=_duration, help="Stop cleanly after this much wall time (8h, 90m, 1h30m).")
+@click.option("--max-tests", type=click.IntRange(1), help="Stop cleanly after this many oracle tests.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per test.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
@@ -101,65 +108,85 @@ def main() -> None:
 @click.option("--keep-artifacts", type=click.Path(path_type=Path, file_okay=False),
               help="Keep every test's directory (candidate, build outputs) under this directory; "
               "the persistent cache is then off, so no test is skipped for an earlier run's answer.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@display_options
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
-        output: Path | None, force: bool, timeout: float, no_prefilter: bool, pass_names: str | None,
+        output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
+        timeout: float, no_prefilter: bool, pass_names: str | None,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
-        cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool,
+        cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
         clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
-    clang FLAGS given after `--`."""
+    clang FLAGS given after `--`. A run stopped by Ctrl-C, a kill or its budget continues
+    with `reduce resume WORKDIR`."""
     if scheduler and backend != "dask":
         raise click.UsageError("--scheduler needs --backend dask")
-    signal.signal(signal.SIGTERM, _stop)  # a kill from a job scheduler stops like Ctrl-C
-    text = _read_input(file)
-    output = _check_output(file, output or default_output(file), force)
-    language = language_for(file, text)
-    first, main_passes, last = _schedule(pass_names)
+    names = [n.strip() for n in pass_names.split(",") if n.strip()] if pass_names else None
+    try:
+        runs.schedule(names)
+    except KeyError as e:
+        raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
+    output = (output or default_output(file)).absolute()
     if keep_artifacts is not None:
         keep_artifacts.mkdir(parents=True, exist_ok=True)
-        use_cache = False
-    tmp_root = Path(tempfile.mkdtemp(prefix="reduce-", dir=keep_artifacts))
-    keep = keep_artifacts is not None
+    config = runs.RunConfig(
+        file=str(file.absolute()), output=str(output), cwd=os.getcwd(), flags=list(flags),
+        script=str(script.absolute()) if script else None, test_arg=test_arg, jobs=jobs, timeout=timeout,
+        prefilter=not no_prefilter, passes=names, backend=backend, scheduler=scheduler, flatten=flatten,
+        cache=use_cache, cache_dir=str(cache_dir.absolute()) if cache_dir else None,
+        cache_max_entries=cache_max_entries, cache_max_bytes=cache_max_bytes,
+        keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
+        kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests)
+    workdir = (workdir or runs.default_workdir(output)).absolute()
+    _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
+
+
+@main.command("resume")
+@click.argument("workdir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("-j", "--jobs", type=click.IntRange(1), help="Tests run in parallel [default: as the run had].")
+@click.option("--time-budget", callback=_duration, help="A new total time budget for the run (all sessions).")
+@click.option("--max-tests", type=click.IntRange(1), help="A new total test budget for the run (all sessions).")
+@display_options
+def resume(workdir: Path, jobs: int | None, time_budget: float | None, max_tests: int | None, quiet: bool,
+           as_json: bool) -> None:
+    """Continue a run stopped by Ctrl-C, a kill or its budget: the tests it ran are not run again,
+    and it ends with the file an uninterrupted run gives."""
+    _finish(lambda: runs.resume(workdir.absolute(), display=runs.Display(quiet, as_json), jobs=jobs,
+                                time_budget=time_budget, max_tests=max_tests))
+
+
+@main.command("report")
+@click.argument("workdir", type=click.Path(path_type=Path, file_okay=False))
+def report(workdir: Path) -> None:
+    """Write (and print) the Markdown report, JSON summary and size plot of a finished or running run."""
     try:
-        if script is None:
-            _note(quiet, "checking the original: building it with and without full offload LTO...")
-            oracle = _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root, keep)
-            _note(quiet, f"target kernel(s): {', '.join(oracle.targets)}")
-        else:
-            oracle = _script_oracle(file, flags, script, test_arg, timeout, tmp_root, keep)
-        cache = None
-        if use_cache if use_cache is not None else script is None:
-            cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
-                                 max_entries=cache_max_entries, max_bytes=cache_max_bytes)
-        with Evaluator(oracle, jobs, backend, cache, scheduler) as evaluator, \
-                Progress(evaluator.counters, quiet=quiet) as progress:
-            source = Source(text, language)
-            progress.say(f"{file}: {len(text)} bytes, {count_tokens(text)} tokens, language {language}, "
-                         f"{source.error_count} parse error node(s)")
-            text = _flattened(evaluator, file, text, flags, flatten if flatten is not None else script is None, quiet)
-            _check_original(evaluator, text)
-            engine = Engine(
-                evaluator, language,
-                first=first, main=main_passes, last=last, prefilter=not no_prefilter,
-                on_accept=lambda content: atomic_write(output, content),
-                on_event=progress.event,
-            )
-            atomic_write(output, text)
-            start = time.monotonic()
-            try:
-                result = engine.reduce(text)
-            except KeyboardInterrupt:
-                result = engine.best.text
-                _summary(progress, file, output, text, result, evaluator, engine, start, stopped=True)
-                raise Fail("interrupted: the best result so far is kept", EXIT_INTERRUPTED) from None
-            _summary(progress, file, output, text, result, evaluator, engine, start, stopped=False)
-    finally:
-        if not keep:
-            shutil.rmtree(tmp_root, ignore_errors=True)
+        wd = WorkDir.open(workdir)
+    except WorkDirError as e:
+        raise Fail(str(e), runs.EXIT_INPUT) from None
+    path = write_report(wd)
+    click.echo(path.read_text())
+    click.echo(f"(written to {path}, with {path.parent / 'summary.json'})", err=True)
+
+
+@main.command("batch")
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--parallel", type=click.IntRange(1), help="Cases run at once [default: the manifest's, else 1].")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              help="Where the cases' work directories and the batch report go [default: MANIFEST.batch].")
+@click.option("-q", "--quiet", is_flag=True, help="Only the final report.")
+def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet: bool) -> None:
+    """Run the cases of a TOML manifest, continuing past failing ones; run it again to resume."""
+    try:
+        cases, settings = batch.load(manifest)
+    except batch.ManifestError as e:
+        raise Fail(str(e), runs.EXIT_INPUT) from None
+    out = (out or manifest.with_name(manifest.name + ".batch")).absolute()
+    result = batch.run_batch(cases, out, parallel or settings.get("parallel", 1),
+                             echo=(lambda line: None) if quiet else (lambda line: click.echo(line, err=True)))
+    click.echo(result.report.read_text())
+    sys.exit(0 if result.all_ok else runs.EXIT_BATCH_FAILED)
 
 
 @main.command("check")
@@ -173,123 +200,35 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
-    _read_input(file)
     try:
+        runs.read_input(file)
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
                            predicate=predicate, timeout=timeout)
+    except runs.RunError as e:
+        raise Fail(str(e), e.code) from None
     except (ToolchainError, PredicateError) as e:
-        raise Fail(str(e), EXIT_TEST) from None
+        raise Fail(str(e), runs.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
     if not report["interesting"]:
-        sys.exit(EXIT_NOT_INTERESTING)
+        sys.exit(runs.EXIT_NOT_INTERESTING)
+
+
+def _finish(go: Callable[[], int]) -> None:
+    """Run to the end and exit with the run's code; a kill from a job scheduler stops like Ctrl-C."""
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        code = go()
+    except runs.RunError as e:
+        raise Fail(str(e), e.code) from None
+    except KeyboardInterrupt:
+        raise Fail("interrupted before the reduction started", runs.EXIT_INTERRUPTED) from None
+    if code == runs.EXIT_INTERRUPTED:
+        raise Fail("interrupted: the best result so far is kept; continue with `reduce resume`", code)
+    sys.exit(code)
 
 
 def _stop(signum, frame) -> None:
     raise KeyboardInterrupt
-
-
-def _note(quiet: bool, message: str) -> None:
-    if not quiet:
-        click.echo(message, err=True)
-
-
-def _read_input(file: Path) -> bytes:
-    try:
-        return file.read_bytes()
-    except FileNotFoundError:
-        raise Fail(f"no such file: {file}", EXIT_INPUT) from None
-    except IsADirectoryError:
-        raise Fail(f"is a directory, not a file: {file}", EXIT_INPUT) from None
-    except OSError as e:
-        raise Fail(f"cannot read {file}: {e.strerror}", EXIT_INPUT) from None
-
-
-def _check_output(file: Path, output: Path, force: bool) -> Path:
-    if output.resolve() == file.resolve():
-        raise Fail(f"refusing to write the result over the input file {file}", EXIT_INPUT)
-    if output.exists() and not force:
-        raise Fail(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
-    if not output.parent.is_dir():
-        raise Fail(f"output directory does not exist: {output.parent}", EXIT_INPUT)
-    return output
-
-
-def _schedule(pass_names: str | None):
-    try:
-        if pass_names:
-            return [], passes.resolve([n.strip() for n in pass_names.split(",") if n.strip()]), []
-        return tuple(passes.resolve(list(names)) for names in (passes.FIRST, passes.MAIN, passes.LAST))
-    except KeyError as e:
-        raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
-
-
-def _script_oracle(file: Path, flags, script, test_arg, timeout, tmp_root, keep):
-    if flags:
-        raise click.UsageError("compile flags after -- are for the built-in oracle; a --test script gets none")
-    try:
-        return ScriptOracle.create(script, file.name, timeout=timeout, tmp_root=tmp_root, test_arg=test_arg,
-                                   keep_dirs=keep)
-    except ScriptError as e:
-        raise Fail(str(e), EXIT_TEST) from None
-
-
-def _spill_oracle(file, flags, text, clang, kernels, predicate, timeout, tmp_root, keep) -> SpillOracle:
-    """The built-in oracle, with its target kernels taken from the original."""
-    try:
-        oracle = SpillOracle(file, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels) or None,
-                             timeout, tmp_root, keep_artifacts=keep)
-    except (ToolchainError, PredicateError) as e:
-        raise Fail(str(e), EXIT_TEST) from None
-    try:
-        return oracle.resolve_targets(text)
-    except OracleSetupError as e:
-        raise Fail(f"the original is not interesting: {e}", EXIT_NOT_INTERESTING) from None
-
-
-def _flattened(evaluator: Evaluator, file: Path, text: bytes, flags, enabled: bool, quiet: bool) -> bytes:
-    """The file with its project headers inlined, if that is still interesting; else the file."""
-    if not enabled:
-        return text
-    flat, headers = flatten(file, text, include_dirs(flags, Path.cwd()))
-    if not headers:
-        return text
-    _note(quiet, f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
-    verdict = evaluator.test(flat)
-    if verdict.interesting:
-        return flat
-    _note(quiet, f"the flattened file is not interesting ({verdict.reason}); reducing the file as it is")
-    return text
-
-
-def _check_original(evaluator: Evaluator, text: bytes) -> None:
-    """Say so before reducing anything when the original is not interesting."""
-    verdict = evaluator.test(text)
-    if verdict.interesting:
-        return
-    if verdict.reason.startswith("timeout"):
-        raise Fail(f"the test times out on the original ({verdict.reason}); raise --timeout", EXIT_ORIGINAL_TIMEOUT)
-    tail = verdict.details.get("stderr_tail", "").strip().splitlines()[-3:]
-    detail = ("; test said: " + " | ".join(tail)) if tail else ""
-    raise Fail(f"the original is not interesting ({verdict.reason}){detail}", EXIT_NOT_INTERESTING)
-
-
-def _summary(progress: Progress, file: Path, output: Path, original: bytes, result: bytes,
-             evaluator: Evaluator, engine: Engine, start: float, stopped: bool) -> None:
-    c = evaluator.counters
-    state = "stopped" if stopped else "done"
-    passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
-                            for name, y in sorted(engine.status.per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
-                            if y.tests or y.bytes_removed)
-    progress.console.print(
-        f"{state}: {file} -> {output}\n"
-        f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)\n"
-        f"  tokens {count_tokens(original)} -> {count_tokens(result)}\n"
-        f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
-        f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.infra_retries} retried\n"
-        f"  wall   {time.monotonic() - start:.1f}s\n"
-        f"  passes {passes_line}",
-        highlight=False, soft_wrap=True,
-    )
 
 
 if __name__ == "__main__":

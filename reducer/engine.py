@@ -32,6 +32,7 @@ class Status:
     accepted: int = 0
     prefiltered: int = 0
     current_pass: str = ""
+    sweep: int = 0            # how many times the main list has run (the schedule position)
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
 
@@ -64,6 +65,7 @@ class Engine:
         for p in self.first:
             self._run_pass(p)
         while True:
+            self.status.sweep += 1
             before = self.best.text
             for p in self.main:
                 self._run_pass(p)

@@ -11,6 +11,7 @@ from joblib import Parallel, delayed, parallel_config
 
 from interestingness.verdict import Oracle, Verdict
 
+from .budget import Budget
 from .cache import VerdictCache
 from .lexer import layout_free
 
@@ -21,6 +22,7 @@ class Counters:
     memo_hits: int = 0       # answered from this run's memory
     cache_hits: int = 0      # answered from the persistent cache
     shared_waits: int = 0    # duplicates of a test already in flight, answered by it
+    replayed: int = 0        # answered from the journal of this run's earlier sessions
     infra_retries: int = 0
     oracle_seconds: float = 0.0
 
@@ -31,9 +33,11 @@ def digest(content: bytes) -> str:
 
 class Evaluator:
     def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None,
-                 scheduler: str | None = None):
+                 scheduler: str | None = None, journal=None, budget: Budget | None = None):
         self.oracle = oracle
         self.cache = cache
+        self.journal = journal  # a workdir.Journal: verdicts of earlier sessions, and where new ones go
+        self.budget = budget or Budget()
         self.jobs = max(1, jobs)
         self.backend = backend
         self.scheduler = scheduler
@@ -75,6 +79,10 @@ class Evaluator:
         if known is not None:
             self.counters.memo_hits += 1
             return known
+        if self.journal is not None and key in self.journal.known:
+            self.counters.replayed += 1
+            known = self._memo[key] = self.journal.known[key]
+            return known
         known = self.cache.get(view) if self.cache is not None else None
         if known is not None:
             self.counters.cache_hits += 1
@@ -87,6 +95,8 @@ class Evaluator:
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
         while True:
             batch, hit, pending = [], None, set()
+            room = self.budget.tests_left(self.counters.tests)
+            size = self.jobs if room is None else max(1, min(self.jobs, room))
             for index, content in stream:
                 if content is None:
                     continue
@@ -98,7 +108,7 @@ class Evaluator:
                         continue
                     pending.add(key)
                     batch.append((index, content))
-                    if len(batch) == self.jobs:
+                    if len(batch) == size:
                         break
                     continue
                 if known.interesting:
@@ -115,6 +125,7 @@ class Evaluator:
 
     def _run(self, contents: list[bytes]) -> list[Verdict]:
         """Test distinct candidates; a failure of the machinery is retried once and never memoised."""
+        self.budget.check(self.counters.tests)
         verdicts = self._dispatch(contents)
         retry = [i for i, v in enumerate(verdicts) if v.infra_failure]
         if retry:
@@ -124,9 +135,12 @@ class Evaluator:
         for content, verdict in zip(contents, verdicts):
             if not verdict.infra_failure:
                 view = self._view(content)
-                self._memo[digest(view)] = verdict
+                key = digest(view)
+                self._memo[key] = verdict
                 if self.cache is not None:
                     self.cache.put(view, verdict)
+                if self.journal is not None:
+                    self.journal.append(key, verdict, self.budget.elapsed())
         return verdicts
 
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:

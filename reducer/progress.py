@@ -1,33 +1,43 @@
-"""Progress for people: a live line on a terminal, a plain log line every few seconds otherwise
-(from a timer, so a long quiet stretch still shows the run is alive)."""
+"""Progress for people and scripts: a live line on a terminal, a plain log line every few seconds
+otherwise (from a timer, so a long quiet stretch still shows the run is alive), JSON lines on
+stdout with --json; every line also goes to the run's log."""
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
+from pathlib import Path
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from .budget import Budget, format_seconds
 from .engine import Status
 from .evaluate import Counters
+from .lexer import count_tokens
 
 
-def describe(status: Status, counters: Counters) -> str:
+def describe(status: Status, counters: Counters, budget: Budget | None = None) -> str:
     removed = 1 - status.size / status.original_size if status.original_size else 0.0
     elapsed = time.monotonic() - status.started
     rate = counters.tests / elapsed if elapsed >= 1 else 0.0
+    left = budget.remaining_seconds() if budget is not None else None
     return (f"{status.size} B ({removed:.0%} removed) | tests {counters.tests} ({rate:.2f}/s), "
-            f"memo {counters.memo_hits}, pre-filtered {status.prefiltered} | accepted {status.accepted} | "
-            f"pass {status.current_pass} | {elapsed:.0f}s")
+            f"memo {counters.memo_hits}, replayed {counters.replayed}, pre-filtered {status.prefiltered} | "
+            f"accepted {status.accepted} | sweep {status.sweep} pass {status.current_pass} | {elapsed:.0f}s"
+            + (f" | budget left {format_seconds(left)}" if left is not None else ""))
 
 
 class Progress:
-    def __init__(self, counters: Counters, *, quiet: bool = False, interval: float = 5.0):
+    def __init__(self, counters: Counters | None, *, quiet: bool = False, json_lines: bool = False,
+                 interval: float = 5.0, log: Callable[[str], None] = lambda line: None, budget: Budget | None = None):
         self.counters = counters
-        self.quiet = quiet
+        self.quiet, self.json_lines = quiet, json_lines
         self.interval = interval
+        self.log, self.budget = log, budget
         self.console = Console(stderr=True)
         self._live: Live | None = None
         self._status: Status | None = None
@@ -35,12 +45,10 @@ class Progress:
         self._timer: threading.Thread | None = None
 
     def __enter__(self) -> "Progress":
-        if self.quiet:
-            return self
-        if self.console.is_terminal:
+        if self.console.is_terminal and not self.quiet:
             self._live = Live(Text("starting"), console=self.console, refresh_per_second=4, transient=True)
             self._live.__enter__()
-        else:
+        else:  # the log (and a non-terminal's stderr) gets a line every few seconds
             self._timer = threading.Thread(target=self._log_periodically, daemon=True)
             self._timer.start()
         return self
@@ -55,13 +63,51 @@ class Progress:
     def event(self, kind: str, status: Status) -> None:
         self._status = status
         if self._live is not None:
-            self._live.update(Text(describe(status, self.counters)))
+            self._live.update(Text(describe(status, self.counters, self.budget)))
+        if kind == "accept":
+            self.log(f"accepted: {status.size} B ({status.current_pass})")
+        if self.json_lines:
+            self._emit({"event": kind, "size": status.size, "pass": status.current_pass, "sweep": status.sweep,
+                        "tests": self.counters.tests, "accepted": status.accepted})
 
     def _log_periodically(self) -> None:
         while not self._stop.wait(self.interval):
             if self._status is not None:
-                print(f"[reduce] {describe(self._status, self.counters)}", file=sys.stderr, flush=True)
+                line = describe(self._status, self.counters, self.budget)
+                self.log(line)
+                if not self.quiet:
+                    print(f"[reduce] {line}", file=sys.stderr, flush=True)
 
     def say(self, message: str) -> None:
+        self.log(message)
         if not self.quiet:
             self.console.print(message, highlight=False, soft_wrap=True)
+
+    def summary(self, file: Path, output: Path, original: bytes, result: bytes, outcome: str, report: Path) -> None:
+        c = self.counters
+        per_pass = self._status.per_pass if self._status else {}
+        passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
+                                for name, y in sorted(per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
+                                if y.tests or y.bytes_removed)
+        elapsed = self.budget.elapsed() if self.budget else 0.0
+        lines = [
+            f"{outcome}: {file} -> {output}",
+            f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)",
+            f"  tokens {count_tokens(original)} -> {count_tokens(result)}",
+            f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
+            f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.replayed} replayed from "
+            f"the journal, {c.infra_retries} retried",
+            f"  wall   {elapsed:.1f}s (all sessions)",
+            f"  passes {passes_line}",
+            f"  report {report}",
+        ]
+        for line in lines:
+            self.log(line)
+        if self.json_lines:
+            self._emit({"event": "end", "outcome": outcome, "output": str(output), "bytes": len(result),
+                        "original_bytes": len(original), "tests": c.tests, "report": str(report)})
+        else:  # the outcome is not progress: --quiet still shows it
+            self.console.print("\n".join(lines), highlight=False, soft_wrap=True)
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        print(json.dumps(record), flush=True)

@@ -171,6 +171,12 @@ def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
     assert r.returncode == 0, r.stderr
     out = (tmp_path / "k.reduced.hip").read_text()
     assert "mfma" in out and "unused_helper" not in out and "k2" not in out
+    workdir = tmp_path / "k.reduced.hip.work"
+    bundle = (workdir / "bundle.md").read_text()  # ready for a bug report: file, both commands, figures
+    assert out.strip() in bundle and "k.reduced.hip" in bundle
+    assert "-fno-offload-lto" in bundle and "--lto-emit-asm" in bundle and "verdict: INTERESTING" in bundle
+    report = (workdir / "report.md").read_text()
+    assert "## Kernel metrics" in report and "| v_mfma |" in report
     check = reduce("check", "k.reduced.hip", "--json", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64",
                    "--", "-std=gnu++20", cwd=tmp_path)
     assert check.returncode == 0, check.stderr

@@ -1,0 +1,197 @@
+"""`reduce batch MANIFEST.toml`: many cases, each a `reduce` run of its own in a child process
+(so one case's crash or bad input cannot take the others down), several at once if asked,
+resumable as a whole (finished cases are skipped, stopped ones resumed), one report at the end.
+
+    parallel = 2                    # cases at once
+    [defaults]                      # options for every case (any `reduce run` option)
+    jobs = 2
+    time_budget = "2h"
+
+    [[case]]
+    name = "c120"                   # its work directory: OUT/c120, its result: OUT/c120.hip
+    file = "corpora/wgrad_c120_pos/repro.hip"
+    flags_file = "corpora/wgrad_c120_pos/flags"   # or flags = ["-std=gnu++20", ...]
+
+    [[case]]
+    name = "diag"
+    file = "corpora/cxx_diag/case.cpp"
+    test = "corpora/cxx_diag/test.sh"
+
+Paths are relative to the manifest's directory, which is also the cases' working directory.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .files import atomic_write
+from .workdir import RUN_FILE, WorkDir
+
+# manifest key -> `reduce run` option; value options take one argument, switches are on/off
+_VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-budget", "max_tests": "--max-tests",
+                  "predicate": "--predicate", "clang": "--clang", "passes": "--passes", "backend": "--backend",
+                  "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test"}
+_SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
+             "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter")}
+_CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", *_VALUE_OPTIONS, *_SWITCHES}
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class ManifestError(Exception):
+    pass
+
+
+@dataclass
+class Case:
+    name: str
+    file: Path
+    cwd: Path
+    args: list[str]  # `reduce run` options
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BatchResult:
+    report: Path
+    all_ok: bool
+
+
+def load(manifest: Path) -> tuple[list[Case], dict[str, Any]]:
+    try:
+        data = tomllib.loads(manifest.read_text())
+    except FileNotFoundError:
+        raise ManifestError(f"no such manifest: {manifest}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(f"cannot read manifest {manifest}: {e}") from None
+    base = manifest.absolute().parent
+    defaults = data.get("defaults", {})
+    raw = data.get("case")
+    if not isinstance(raw, list) or not raw:
+        raise ManifestError(f"{manifest}: no [[case]] tables")
+    cases, names = [], set()
+    for i, entry in enumerate(raw, 1):
+        spec = {**defaults, **entry}
+        unknown = set(spec) - _CASE_KEYS
+        if unknown:
+            raise ManifestError(f"{manifest}: case {i}: unknown key(s) {', '.join(sorted(unknown))}")
+        for key in ("name", "file"):
+            if not isinstance(spec.get(key), str):
+                raise ManifestError(f"{manifest}: case {i}: `{key}` (a string) is required")
+        name = spec["name"]
+        if not _NAME.match(name) or name in names:
+            raise ManifestError(f"{manifest}: case {i}: name {name!r} must be unique and use only A-Z a-z 0-9 _ . -")
+        names.add(name)
+        cases.append(_case(spec, base))
+    return cases, {k: v for k, v in data.items() if k not in ("defaults", "case")}
+
+
+def _case(spec: dict[str, Any], base: Path) -> Case:
+    args: list[str] = []
+    for key, option in _VALUE_OPTIONS.items():
+        if key in spec:
+            value = spec[key]
+            value = ",".join(value) if key == "passes" and isinstance(value, list) else value
+            args += [option, str(base / value) if key == "test" else str(value)]
+    for key, (on, off) in _SWITCHES.items():
+        if key in spec and (on if spec[key] else off):
+            args.append(on if spec[key] else off)
+    kernels = spec.get("kernel", [])
+    for k in [kernels] if isinstance(kernels, str) else kernels:
+        args += ["--kernel", k]
+    flags = list(spec.get("flags", []))
+    if "flags_file" in spec:
+        try:
+            flags += shlex.split((base / spec["flags_file"]).read_text())
+        except OSError as e:
+            raise ManifestError(f"case {spec['name']}: cannot read flags_file: {e}") from None
+    return Case(spec["name"], base / spec["file"], base, args, flags)
+
+
+def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str], None]) -> BatchResult:
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    state_path = out / "batch.json"
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    lock = threading.Lock()
+    children: set[subprocess.Popen] = set()
+
+    def one(case: Case) -> None:
+        record = _run_case(case, out, echo, children)
+        with lock:
+            state[case.name] = record
+            atomic_write(state_path, (json.dumps(state, indent=1) + "\n").encode())
+
+    try:
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            for f in [pool.submit(one, c) for c in cases]:
+                f.result()
+    except KeyboardInterrupt:  # stop every case cleanly: each keeps its best and stays resumable
+        for child in list(children):
+            child.send_signal(signal.SIGTERM)
+        for child in list(children):
+            child.wait()
+        raise
+    return BatchResult(_report(cases, out, state), all(state[c.name]["outcome"] == "done" for c in cases))
+
+
+def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: set) -> dict[str, Any]:
+    workdir = out / case.name
+    output = out / f"{case.name}{case.file.suffix}"
+    reduce = [sys.executable, "-m", "reducer.cli"]
+    if (workdir / RUN_FILE).is_file():
+        if WorkDir.open(workdir).state().get("outcome") == "done":
+            echo(f"[batch] {case.name}: finished in an earlier batch run")
+            return {"outcome": "done", "code": 0, "workdir": str(workdir)}
+        cmd, verb = [*reduce, "resume", str(workdir), "--json"], "resuming"
+    else:
+        cmd = [*reduce, "run", str(case.file), "-o", str(output), "--workdir", str(workdir), "--json", *case.args]
+        cmd += ["--", *case.flags] if case.flags else []
+        verb = "starting"
+    echo(f"[batch] {case.name}: {verb}")
+    log = out / f"{case.name}.log"
+    with open(log, "ab") as sink:
+        child = subprocess.Popen(cmd, cwd=case.cwd, stdout=sink, stderr=sink, start_new_session=True,
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        children.add(child)
+        code = child.wait()
+        children.discard(child)
+    error = _last_error(log) if code not in (0, 7) else ""
+    outcome = {0: "done", 7: "stopped by budget", 130: "interrupted"}.get(code, "failed")
+    echo(f"[batch] {case.name}: {outcome}" + (f": {error}" if error else ""))
+    return {"outcome": outcome, "code": code, "error": error, "workdir": str(workdir), "log": str(log)}
+
+
+def _last_error(log: Path) -> str:
+    lines = log.read_text(errors="replace").strip().splitlines()
+    errors = [line.removeprefix("Error: ") for line in lines if line.startswith("Error: ")]
+    return errors[-1] if errors else (lines[-1] if lines else "no output")
+
+
+def _report(cases: list[Case], out: Path, state: dict[str, Any]) -> Path:
+    rows, summaries = [], {}
+    for c in cases:
+        record = state.get(c.name, {"outcome": "not run"})
+        summary_path = out / c.name / "summary.json"
+        s = json.loads(summary_path.read_text()) if summary_path.exists() and record["outcome"] != "failed" else None
+        summaries[c.name] = {**record, "summary": s}
+        if s:
+            rows.append(f"| {c.name} | {record['outcome']} | {s['bytes']['original']} -> {s['bytes']['result']} | "
+                        f"{s['tokens']['original']} -> {s['tokens']['result']} | {s['tests']} | "
+                        f"{s['wall_seconds']:.0f} | [report]({c.name}/report.md) |")
+        else:
+            rows.append(f"| {c.name} | **{record['outcome']}** | | | | | {record.get('error', '')} |")
+    text = "\n".join(["# Batch report", "", "| case | outcome | bytes | tokens | tests | wall s | |",
+                      "|---|---|---|---|---|---|---|", *rows, ""])
+    atomic_write(out / "summary.json", (json.dumps(summaries, indent=1) + "\n").encode())
+    atomic_write(out / "report.md", text.encode())
+    return out / "report.md"

@@ -1,0 +1,146 @@
+"""Reports on a run, read from its work directory alone, so `reduce report` works on a finished
+run, a stopped one, or one still going: summary.json, report.md with its size plot, and for the
+built-in oracle a bug-report bundle (bundle.md) ready to paste."""
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from interestingness.check import format_check
+from interestingness.metrics import METRICS
+
+from .budget import format_seconds
+from .files import atomic_write
+from .lexer import count_tokens
+from .workdir import WorkDir
+
+PLOT, REPORT, SUMMARY, BUNDLE = "size.png", "report.md", "summary.json", "bundle.md"
+
+
+def summarize(wd: WorkDir) -> dict[str, Any]:
+    config, state = wd.config, wd.state()
+    original = wd.read("original") or b""
+    start = wd.read("start") or original
+    best = wd.read("best") or start
+    counters = state.get("counters", {})
+    return {
+        "file": config["file"],
+        "output": config["output"],
+        "oracle": "script " + config["script"] if config.get("script") else "built-in spill differential",
+        "outcome": state.get("outcome", "not started"),
+        "bytes": {"original": len(original), "start": len(start), "result": len(best)},
+        "tokens": {"original": count_tokens(original), "start": count_tokens(start), "result": count_tokens(best)},
+        "tests": counters.get("tests_total", 0),
+        "counters": counters,
+        "wall_seconds": counters.get("elapsed", 0.0),
+        "position": state.get("position"),
+        "per_pass": state.get("per_pass", {}),
+        "history": state.get("history", []),
+        "targets": state.get("targets"),
+        "metrics": state.get("metrics"),
+    }
+
+
+def write_report(wd: WorkDir) -> Path:
+    summary = summarize(wd)
+    atomic_write(wd.path / SUMMARY, (json.dumps(summary, indent=1) + "\n").encode())
+    plotted = _plot(summary["history"], wd.path / PLOT)
+    atomic_write(wd.path / REPORT, render(summary, PLOT if plotted else None).encode())
+    return wd.path / REPORT
+
+
+def render(s: dict[str, Any], plot: str | None) -> str:
+    b, t, c = s["bytes"], s["tokens"], s["counters"]
+    answered = c.get("memo_hits", 0) + c.get("cache_hits", 0) + c.get("shared_waits", 0) + c.get("replayed", 0)
+    lines = [
+        f"# Reduction of `{Path(s['file']).name}`", "",
+        f"- outcome: **{s['outcome']}**",
+        f"- oracle: {s['oracle']}",
+        f"- result: `{s['output']}`", "",
+        "| | original | start (flattened) | result |", "|---|---|---|---|",
+        f"| bytes | {b['original']} | {b['start']} | {b['result']} |",
+        f"| tokens | {t['original']} | {t['start']} | {t['result']} |", "",
+        f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)",
+        f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
+        f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)})",
+        f"- wall time: {format_seconds(s['wall_seconds'])} (all sessions)",
+    ]
+    if s["position"]:
+        lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
+    if plot:
+        lines += ["", f"![size over time]({plot})"]
+    if s["per_pass"]:
+        lines += ["", "## Yield per pass", "", "| pass | accepted | bytes removed | tests | seconds |",
+                  "|---|---|---|---|---|"]
+        for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
+            if y["tests"] or y["bytes_removed"]:
+                lines.append(f"| {name} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | {y['seconds']:.1f} |")
+    if s["metrics"]:
+        lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"])]
+    return "\n".join(lines) + "\n"
+
+
+def metric_table(metrics: dict[str, dict]) -> list[str]:
+    """One row per metric, LTO and no-LTO columns for the original and the result, per target kernel."""
+    lines = []
+    kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
+    for k in kernels:
+        before = next((o for o in metrics["original"]["kernels"] if o["name"] == k["name"]), {})
+        lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
+                  "|---|---|---|---|---|"]
+        for m in METRICS:
+            cells = [(row.get(side) or {}).get(m.name) for row in (before, k) for side in ("lto", "nolto")]
+            lines.append(f"| {m.label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+        lines.append("")
+    return lines
+
+
+def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
+    """What a compiler bug report needs: the file, the two exact commands, the toolchain, the figures."""
+    config, result = wd.config, metrics["result"]
+    name = Path(config["file"]).name
+    output = Path(config["output"])
+    tc = result["toolchain"]
+    commands = []
+    for side, c in result["compiles"].items():
+        argv = [output.name if a == name else a for a in c["command"]]
+        commands.append(f"# {side}\n{shlex.join(argv)}")
+    text = "\n".join([
+        f"# Spill only under full offload LTO: `{output.name}`", "",
+        f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'} ({tc['clang']}); "
+        f"full offload LTO by default: {'yes' if tc['affected'] else 'no'}.", "",
+        f"Reduced test case ({len(wd.read('best') or b'')} bytes):", "",
+        "```cpp", (wd.read("best") or b"").decode(errors="replace").rstrip(), "```", "",
+        "Device-only builds (assembly; run in the directory of the file):", "",
+        "```sh", *commands, "```", "",
+        "Figures from both builds:", "",
+        "```", format_check(result), "```", "",
+    ])
+    atomic_write(wd.path / BUNDLE, text.encode())
+    return wd.path / BUNDLE
+
+
+def _plot(history: list[list[float]], path: Path) -> bool:
+    if len(history) < 2:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on a build machine
+    import matplotlib.pyplot as plt
+
+    times, sizes = zip(*history)
+    fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
+    ax.step(times, sizes, where="post")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("bytes")
+    ax.set_yscale("log")
+    ax.set_title("size of the best file over time")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)
+    return True

@@ -1,0 +1,323 @@
+"""One reduction run from its configuration to its report: start it, or resume it from its work
+directory. The CLI and batches only build a RunConfig and call `start` or `resume`."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
+from interestingness.script import ScriptError, ScriptOracle
+from interestingness.spill import OracleSetupError, SpillOracle
+from interestingness.toolchain import ToolchainError
+
+from . import passes
+from .budget import Budget, BudgetExhausted
+from .cache import VerdictCache, default_cache_dir
+from .engine import Engine, Status
+from .evaluate import Evaluator
+from .files import atomic_write
+from .flatten import flatten, include_dirs
+from .lexer import count_tokens
+from .progress import Progress
+from .report import write_bundle, write_report
+from .source import Source, language_for
+from .workdir import WorkDir, WorkDirError
+
+# Distinct exit codes, so scripts can tell why a run did not reduce.
+EXIT_INPUT = 3             # input file missing, unreadable, or output/workdir would be overwritten
+EXIT_TEST = 4              # test script or oracle cannot be set up
+EXIT_NOT_INTERESTING = 5   # the original is not interesting
+EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
+EXIT_BUDGET = 7            # stopped by --time-budget or --max-tests (resumable)
+EXIT_BATCH_FAILED = 8      # a batch finished, but not every case did
+EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)
+
+
+class RunError(Exception):
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class RunConfig:
+    """Everything that decides a run; stored in run.json, so `resume` needs nothing else."""
+
+    file: str                      # absolute paths, so a resumed run may start anywhere
+    output: str
+    cwd: str                       # relative compile flags are relative to this
+    flags: list[str] = field(default_factory=list)
+    script: str | None = None
+    test_arg: bool = False
+    jobs: int = 1
+    timeout: float = 300.0
+    prefilter: bool = True
+    passes: list[str] | None = None
+    backend: str = "loky"
+    scheduler: str | None = None
+    flatten: bool | None = None    # None: on for the built-in oracle, off for scripts
+    cache: bool | None = None      # None: on for the built-in oracle, off for scripts
+    cache_dir: str | None = None
+    cache_max_entries: int = 200_000
+    cache_max_bytes: int = 1 << 30
+    keep_artifacts: str | None = None
+    clang: str | None = None
+    kernels: list[str] = field(default_factory=list)
+    predicate: str | None = None
+    time_budget: float | None = None
+    max_tests: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def builtin(self) -> bool:
+        return self.script is None
+
+
+@dataclass(frozen=True)
+class Display:
+    """How a run talks to its user; not part of the run's configuration."""
+
+    quiet: bool = False
+    json_lines: bool = False
+
+
+def read_input(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except FileNotFoundError:
+        raise RunError(f"no such file: {file}", EXIT_INPUT) from None
+    except IsADirectoryError:
+        raise RunError(f"is a directory, not a file: {file}", EXIT_INPUT) from None
+    except OSError as e:
+        raise RunError(f"cannot read {file}: {e.strerror}", EXIT_INPUT) from None
+
+
+def default_workdir(output: Path) -> Path:
+    return output.with_name(output.name + ".work")
+
+
+def start(config: RunConfig, workdir: Path, *, force: bool = False, display: Display = Display()) -> int:
+    """A new run. Setup failures (bad input, not interesting) remove the fresh work directory."""
+    file, output = Path(config.file), Path(config.output)
+    text = read_input(file)
+    if output.resolve() == file.resolve():
+        raise RunError(f"refusing to write the result over the input file {file}", EXIT_INPUT)
+    if output.exists() and not force:
+        raise RunError(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
+    if not output.parent.is_dir():
+        raise RunError(f"output directory does not exist: {output.parent}", EXIT_INPUT)
+    try:
+        wd = WorkDir.create(workdir, asdict(config), force=force)
+    except (WorkDirError, OSError) as e:
+        raise RunError(str(e), EXIT_INPUT) from None
+    wd.write("original", text)
+    try:
+        return _execute(config, wd, display)
+    except RunError:
+        if not wd.state().get("started"):
+            shutil.rmtree(wd.path, ignore_errors=True)
+        raise
+
+
+def resume(workdir: Path, *, display: Display = Display(), **overrides: Any) -> int:
+    """Continue a run from its work directory; `overrides` (jobs, budgets) replace stored values."""
+    try:
+        wd = WorkDir.open(workdir)
+    except WorkDirError as e:
+        raise RunError(str(e), EXIT_INPUT) from None
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if changes:
+        wd.update_config(**changes)
+    state = wd.state()
+    if state.get("outcome") == "done":  # a kill may have come while its report was written
+        shutil.rmtree(wd.path / "tmp", ignore_errors=True)
+        if state.get("metrics"):
+            write_bundle(wd, state["metrics"])
+        report = write_report(wd)
+        Progress(None, quiet=display.quiet).say(f"{workdir}: this run has finished; the result is "
+                                                f"{wd.config['output']}, the report {report}")
+        return 0
+    return _execute(RunConfig.from_dict(wd.config), wd, display)
+
+
+def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
+    os.chdir(config.cwd)
+    file, output = Path(config.file), Path(config.output)
+    original = wd.read("original")
+    state = wd.state()
+    first, main_passes, last = schedule(config.passes)
+    keep = config.keep_artifacts is not None
+    tmp_parent = Path(config.keep_artifacts) if keep else wd.path / "tmp"
+    if not keep:
+        shutil.rmtree(tmp_parent, ignore_errors=True)  # leftovers of a killed session
+    tmp_parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp_root = Path(tempfile.mkdtemp(prefix="reduce-", dir=tmp_parent))
+    journal = wd.journal()
+    budget = Budget(config.time_budget, config.max_tests, spent_seconds=journal.elapsed, spent_tests=journal.tests)
+    ui = Progress(None, quiet=display.quiet or display.json_lines, json_lines=display.json_lines,
+                  log=wd.log, budget=budget)
+    try:
+        oracle = _oracle(config, original, state, wd, tmp_root, ui)
+        identity = hashlib.sha256(json.dumps(oracle.identity(), sort_keys=True, default=str).encode()).hexdigest()
+        if state.setdefault("oracle_identity", identity) != identity:
+            raise RunError("the oracle changed since this run started (toolchain, script, headers, flags or "
+                           "environment); its verdicts no longer apply: start a new run", EXIT_TEST)
+        use_cache = config.cache if config.cache is not None else config.builtin
+        cache = None
+        if use_cache and not keep:
+            cache = VerdictCache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), oracle.identity(),
+                                 max_entries=config.cache_max_entries, max_bytes=config.cache_max_bytes)
+        language = language_for(file, original)
+        with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget) as evaluator:
+            ui.counters = evaluator.counters
+            with ui:
+                return _reduce(config, wd, state, evaluator, ui, language, first, main_passes, last, output, original)
+    finally:
+        journal.close()
+        if not keep:
+            shutil.rmtree(tmp_parent, ignore_errors=True)
+
+
+def _reduce(config, wd, state, evaluator, ui, language, first, main_passes, last, output, original) -> int:
+    file = Path(config.file)
+    resumed = bool(state.get("started"))
+    ui.say(f"{'resuming' if resumed else 'reducing'} {file}: {len(original)} bytes, {count_tokens(original)} tokens, "
+           f"language {language}, {Source(original, language).error_count} parse error node(s); work directory {wd.path}")
+    text = wd.read("start")
+    if text is None:
+        text = _flattened(evaluator, config, original, ui)
+        _check_original(evaluator, text)
+        wd.write("start", text)
+    state.update(started=True, outcome="running")
+    history: list[list[float]] = state.setdefault("history", [[evaluator.budget.elapsed(), len(text)]])
+    engine = Engine(evaluator, language, first=first, main=main_passes, last=last, prefilter=config.prefilter)
+    earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
+
+    def save(outcome: str = "running") -> None:
+        wd.save_state({**state, **_status(engine.status, evaluator, earlier), "outcome": outcome})
+
+    def accepted(content: bytes) -> None:
+        atomic_write(output, content)
+        wd.write("best", content)
+        if len(content) < history[-1][1]:  # a replayed accept is in the history already
+            history.append([round(evaluator.budget.elapsed(), 3), len(content)])
+        save()
+
+    def event(kind: str, status: Status) -> None:
+        ui.event(kind, status)
+        if kind == "pass":
+            save()
+
+    engine.on_accept, engine.on_event = accepted, event
+    atomic_write(output, wd.read("best") or text)
+    try:
+        engine.reduce(text)
+        outcome, code = "done", 0
+    except KeyboardInterrupt:
+        outcome, code = "interrupted", EXIT_INTERRUPTED
+    except BudgetExhausted as e:
+        outcome, code = f"budget: {e}", EXIT_BUDGET
+    result = engine.best.text
+    save(outcome)
+    if config.builtin and code != EXIT_INTERRUPTED:
+        ui.say("measuring the original and the result for the report...")
+        write_bundle(wd, _metrics(config, evaluator.oracle, original, result, state))
+        save(outcome)
+    report = write_report(wd)
+    ui.summary(file, output, original, result, outcome, report)
+    return code
+
+
+def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict]) -> dict[str, Any]:
+    c = evaluator.counters
+    counters = {**asdict(c), "elapsed": round(evaluator.budget.elapsed(), 3),
+                "tests_total": evaluator.budget.spent_tests + c.tests}
+    per_pass = {}
+    for name, y in status.per_pass.items():
+        before = earlier.get(name, {})
+        per_pass[name] = {**asdict(y), "tests": y.tests + before.get("tests", 0),
+                          "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
+    return {"counters": counters, "size": status.size, "accepted": status.accepted, "prefiltered": status.prefiltered,
+            "position": {"sweep": status.sweep, "pass": status.current_pass}, "per_pass": per_pass}
+
+
+def schedule(pass_names: list[str] | None):
+    if pass_names:
+        return [], passes.resolve(pass_names), []
+    return tuple(passes.resolve(list(names)) for names in (passes.FIRST, passes.MAIN, passes.LAST))
+
+
+def _oracle(config: RunConfig, original: bytes, state: dict, wd: WorkDir, tmp_root: Path, ui: Progress):
+    keep = config.keep_artifacts is not None
+    file = Path(config.file)
+    if not config.builtin:
+        if config.flags:
+            raise RunError("compile flags after -- are for the built-in oracle; a --test script gets none", EXIT_TEST)
+        try:
+            return ScriptOracle.create(Path(config.script), file.name, timeout=config.timeout, tmp_root=tmp_root,
+                                       test_arg=config.test_arg, keep_dirs=keep)
+        except ScriptError as e:
+            raise RunError(str(e), EXIT_TEST) from None
+    try:
+        oracle = SpillOracle(file, config.flags, config.clang, config.predicate or DEFAULT_PREDICATE,
+                             config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep)
+    except (ToolchainError, PredicateError) as e:
+        raise RunError(str(e), EXIT_TEST) from None
+    if state.get("targets"):
+        return oracle.with_targets(state["targets"], original)
+    ui.say("checking the original: building it with and without full offload LTO...")
+    try:
+        oracle = oracle.resolve_targets(original)
+    except OracleSetupError as e:
+        raise RunError(f"the original is not interesting: {e}", EXIT_NOT_INTERESTING) from None
+    state["targets"] = list(oracle.targets)
+    ui.say(f"target kernel(s): {', '.join(oracle.targets)}")
+    return oracle
+
+
+def _flattened(evaluator: Evaluator, config: RunConfig, text: bytes, ui: Progress) -> bytes:
+    """The file with its project headers inlined, if that is still interesting; else the file."""
+    if not (config.flatten if config.flatten is not None else config.builtin):
+        return text
+    flat, headers = flatten(Path(config.file), text, include_dirs(config.flags, Path.cwd()))
+    if not headers:
+        return text
+    ui.say(f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
+    verdict = evaluator.test(flat)
+    if verdict.interesting:
+        return flat
+    ui.say(f"the flattened file is not interesting ({verdict.reason}); reducing the file as it is")
+    return text
+
+
+def _check_original(evaluator: Evaluator, text: bytes) -> None:
+    """Say so before reducing anything when the original is not interesting."""
+    verdict = evaluator.test(text)
+    if verdict.interesting:
+        return
+    if verdict.reason.startswith("timeout"):
+        raise RunError(f"the test times out on the original ({verdict.reason}); raise --timeout", EXIT_ORIGINAL_TIMEOUT)
+    tail = verdict.details.get("stderr_tail", "").strip().splitlines()[-3:]
+    detail = ("; test said: " + " | ".join(tail)) if tail else ""
+    raise RunError(f"the original is not interesting ({verdict.reason}){detail}", EXIT_NOT_INTERESTING)
+
+
+def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:
+    """`reduce check` reports of the original and the result, kept in the state for the report."""
+    from interestingness.check import run_check
+
+    options = dict(clang=config.clang, kernel=list(oracle.targets), predicate=config.predicate,
+                   timeout=config.timeout)
+    state["metrics"] = {role: run_check(config.file, config.flags, content=content, **options)
+                        for role, content in (("original", original), ("result", result))}
+    return state["metrics"]

@@ -1,0 +1,137 @@
+"""A run's work directory: everything needed to resume it after a kill at any moment, and to
+report on it while it runs or after it ended.
+
+  run.json       the run's configuration (written once, before the first test)
+  original.EXT   the input as it was at the start; start.EXT the text the engine starts from
+  best.EXT       the best file so far
+  state.json     schedule position, per-pass yield, counters, size history, how the run ended
+  journal.jsonl  one line per oracle verdict (append-only; a torn last line is ignored)
+  log.txt        the run's log
+
+Resuming replays the deterministic engine from start.EXT with the journal answering every test
+it already ran (notes/runs.md says why replay rather than a snapshot of pass state).
+Every file but the journal and the log is replaced atomically.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from interestingness.verdict import Verdict
+
+from .files import atomic_write
+
+RUN_FILE, STATE_FILE, JOURNAL_FILE, LOG_FILE = "run.json", "state.json", "journal.jsonl", "log.txt"
+
+
+class WorkDirError(Exception):
+    pass
+
+
+class WorkDir:
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def create(cls, path: Path, config: dict[str, Any], *, force: bool = False) -> "WorkDir":
+        """A fresh work directory. An existing one is replaced only with `force`, and only when it
+        is a work directory (a run.json in it): nothing else of the user's is ever removed."""
+        if path.is_symlink():
+            raise WorkDirError(f"refusing a symlinked work directory: {path}")
+        if path.exists():
+            if not (path / RUN_FILE).is_file():
+                raise WorkDirError(f"{path} exists and is not a work directory of this tool; choose another --workdir")
+            if not force:
+                raise WorkDirError(f"work directory {path} exists: continue it with `reduce resume {path}`, "
+                                   "or pass --force to start over")
+            shutil.rmtree(path)
+        path.mkdir(mode=0o700, parents=True)
+        wd = cls(path)
+        wd._write_json(RUN_FILE, config)
+        return wd
+
+    @classmethod
+    def open(cls, path: Path) -> "WorkDir":
+        if not (path / RUN_FILE).is_file():
+            raise WorkDirError(f"not a work directory (no {RUN_FILE}): {path}")
+        return cls(path)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return json.loads((self.path / RUN_FILE).read_text())
+
+    def update_config(self, **changes: Any) -> None:
+        self._write_json(RUN_FILE, {**self.config, **changes})
+
+    def state(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.path / STATE_FILE).read_text())
+        except FileNotFoundError:
+            return {}
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        self._write_json(STATE_FILE, state)
+
+    def file(self, role: str) -> Path:
+        """original / start / best, with the input's extension (so compilers and editors know it)."""
+        return self.path / f"{role}{Path(self.config['file']).suffix}"
+
+    def read(self, role: str) -> bytes | None:
+        try:
+            return self.file(role).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write(self, role: str, content: bytes) -> None:
+        atomic_write(self.file(role), content)
+
+    def journal(self) -> "Journal":
+        return Journal(self.path / JOURNAL_FILE)
+
+    def log(self, line: str) -> None:
+        with open(self.path / LOG_FILE, "a") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+
+    def _write_json(self, name: str, data: dict[str, Any]) -> None:
+        atomic_write(self.path / name, (json.dumps(data, indent=1, default=str) + "\n").encode())
+
+
+class Journal:
+    """Verdicts of every test this run has made, keyed as the evaluator's memo is."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.known: dict[str, Verdict] = {}
+        self.tests = 0            # lines read back: tests run in earlier sessions
+        self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
+        self.repeated = 0         # keys that appear more than once (should stay 0)
+        self._load()
+        self._file = open(path, "a")
+
+    def _load(self) -> None:
+        try:
+            lines = self.path.read_bytes().split(b"\n")
+        except FileNotFoundError:
+            return
+        if lines and lines[-1]:  # a kill while appending leaves a torn last line: drop it
+            self.path.write_bytes(b"\n".join(lines[:-1]) + (b"\n" if len(lines) > 1 else b""))
+        for line in lines[:-1]:
+            record = json.loads(line)
+            self.repeated += record["key"] in self.known
+            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
+            self.elapsed = max(self.elapsed, record["t"])
+            self.tests += 1
+
+    def append(self, key: str, verdict: Verdict, elapsed: float) -> None:
+        record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
+                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3)}
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()

@@ -1,0 +1,199 @@
+"""Overnight runs as a user has them: killed with SIGKILL and resumed, stopped by budgets, batches
+with a broken case, reports. Real processes, real scripts, real kills."""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import ROOT, write_script
+
+REDUCE = [sys.executable, "-m", "reducer.cli"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def case_source() -> str:
+    lines = [f"int f{i}(int a, int b) {{ int r = a + {i}; if (b > {i}) r -= b; return r * {i}; }}" for i in range(24)]
+    lines += ["struct S { int x; int y; double z; };",
+              "int main(void) {\n  struct S s = {1, 2, 3.0};\n  int v = f3(s.x, s.y) + f7(1, 2);\n  return foo(v);\n}"]
+    return "\n".join(lines) + "\n"
+
+
+def setup_case(d: Path) -> Path:
+    """A C file, and a test that marks each test it is running (so a kill can land inside one)."""
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "case.c").write_text(case_source())
+    (d / "marks").mkdir()
+    return write_script(d / "t.sh", f"touch {d}/marks/$$\nsleep 0.05\ngrep -q 'foo(' case.c && grep -q f7 case.c\n"
+                        f"s=$?; rm -f {d}/marks/$$; exit $s\n")
+
+
+def reduce(*args, cwd: Path):
+    return subprocess.run([*REDUCE, *map(str, args)], cwd=cwd, capture_output=True, text=True, env=ENV)
+
+
+def journal_keys(workdir: Path) -> list[str]:
+    path = workdir / "journal.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line)["key"] for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def kill_when(proc: subprocess.Popen, ready, timeout: float = 60) -> bool:
+    """SIGKILL `proc` once `ready()`; False when it ended first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if ready():
+            proc.kill()
+            proc.wait()
+            return True
+        time.sleep(0.005)
+    proc.wait()
+    return False
+
+
+def test_sigkill_at_several_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
+    ref_dir, run_dir = tmp_path / "ref", tmp_path / "run"
+    test = setup_case(ref_dir)
+    r = reduce("case.c", "--test", test, "-j", 2, "-q", cwd=ref_dir)
+    assert r.returncode == 0, r.stderr
+    reference = (ref_dir / "case.reduced.c").read_bytes()
+
+    test = setup_case(run_dir)
+    workdir = run_dir / "case.reduced.c.work"
+    marks = run_dir / "marks"
+    rng = random.Random(7)
+    start = [*REDUCE, "case.c", "--test", str(test), "-j", "2", "-q"]
+    moments = [
+        ("between tests", lambda n: lambda: len(journal_keys(workdir)) >= n + 3),
+        ("during a test", lambda n: lambda: len(journal_keys(workdir)) > n and any(marks.iterdir())),
+    ] + [("at a random moment (often while state is written)", None)] * 4
+    kills = 0
+    for i, (moment, trigger) in enumerate(moments):
+        cmd = start if i == 0 else [*REDUCE, "resume", str(workdir), "-q"]
+        n = len(journal_keys(workdir))
+        proc = subprocess.Popen(cmd, cwd=run_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        if trigger is None:
+            t0 = time.monotonic()
+            delay = rng.uniform(0.0, 0.4)
+            ready = lambda: len(journal_keys(workdir)) > n and time.monotonic() - t0 > delay  # noqa: E731
+        else:
+            ready = trigger(n)
+        kills += kill_when(proc, ready)
+    assert kills >= 3  # the run was really cut several times before it could finish
+    r = reduce("resume", workdir, cwd=run_dir)
+    assert r.returncode == 0, r.stderr
+    assert (run_dir / "case.reduced.c").read_bytes() == reference
+    keys = journal_keys(workdir)
+    assert len(keys) == len(set(keys))  # no test was run twice
+    assert "replayed from the journal" in r.stderr
+    assert not (workdir / "tmp").exists()
+
+
+def test_budgets_stop_cleanly_and_resume_goes_on(tmp_path):
+    test = setup_case(tmp_path)
+    r = reduce("case.c", "--test", test, "-j", 1, "-q", "--max-tests", 5, "-o", "out.c", cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    assert "budget" in r.stderr and "test budget of 5 used" in r.stderr
+    workdir = tmp_path / "out.c.work"
+    assert len(journal_keys(workdir)) == 5
+    state = json.loads((workdir / "state.json").read_text())
+    assert state["outcome"].startswith("budget")
+    assert len((tmp_path / "out.c").read_bytes()) < len(case_source())  # the best so far is kept
+    r = reduce("resume", workdir, "--max-tests", 10_000, "--time-budget", "1h", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.c").read_text().replace("\n", "") == "f7foo();"
+    r = reduce("case.c", "--test", test, "-q", "--time-budget", "0.5s", "-o", "t.c", cwd=tmp_path)
+    assert r.returncode == 7 and "time budget" in r.stderr
+
+
+def test_report_has_sizes_passes_and_a_plot(tmp_path):
+    test = setup_case(tmp_path)
+    r = reduce("case.c", "--test", test, "-j", 2, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    workdir = tmp_path / "case.reduced.c.work"
+    r = reduce("report", workdir, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "| bytes | 1" in r.stdout and "## Yield per pass" in r.stdout and "![size over time](size.png)" in r.stdout
+    assert (workdir / "size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((workdir / "summary.json").read_text())
+    assert summary["outcome"] == "done" and summary["bytes"]["result"] == len((tmp_path / "case.reduced.c").read_bytes())
+    assert summary["tests"] == len(journal_keys(workdir))
+    assert sum(p["bytes_removed"] for p in summary["per_pass"].values()) == summary["bytes"]["original"] - summary["bytes"]["result"]
+
+
+def test_json_progress_lines(tmp_path):
+    test = setup_case(tmp_path)
+    r = reduce("case.c", "--test", test, "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert any(rec["event"] == "accept" for rec in records)
+    assert records[-1]["event"] == "end" and records[-1]["outcome"] == "done"
+
+
+def test_an_existing_workdir_is_never_clobbered(tmp_path):
+    test = setup_case(tmp_path)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("precious")
+    r = reduce("case.c", "--test", test, "--workdir", "mine", "--force", cwd=tmp_path)
+    assert r.returncode == 3 and "not a work directory" in r.stderr
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "precious"
+    assert reduce("case.c", "--test", test, "-q", cwd=tmp_path).returncode == 0
+    r = reduce("case.c", "--test", test, "-o", "other.c", "--workdir", "case.reduced.c.work", cwd=tmp_path)
+    assert r.returncode == 3 and "reduce resume" in r.stderr
+
+
+def test_a_failed_setup_leaves_no_workdir(tmp_path):
+    setup_case(tmp_path)
+    no = write_script(tmp_path / "no.sh", "exit 1\n")
+    r = reduce("case.c", "--test", no, cwd=tmp_path)
+    assert r.returncode == 5
+    assert not (tmp_path / "case.reduced.c.work").exists() and not (tmp_path / "case.reduced.c").exists()
+
+
+def test_batch_finishes_good_cases_reports_the_broken_one_and_resumes(tmp_path):
+    for name in ("a", "b", "broken"):
+        setup_case(tmp_path / name)
+    write_script(tmp_path / "broken" / "t.sh", "grep -q no_such_thing case.c\n")
+    manifest = tmp_path / "cases.toml"
+    manifest.write_text("parallel = 2\n[defaults]\njobs = 1\n" + "".join(
+        f'[[case]]\nname = "{n}"\nfile = "{n}/case.c"\ntest = "{n}/t.sh"\n' for n in ("a", "broken", "b")))
+    r = reduce("batch", manifest, cwd=tmp_path)
+    assert r.returncode == 8, r.stderr
+    out = tmp_path / "cases.toml.batch"
+    assert (out / "a.c").read_text().replace("\n", "") == "f7foo();"
+    assert (out / "b.c").read_text().replace("\n", "") == "f7foo();"
+    rows = {line.split("|")[1].strip(): line for line in r.stdout.splitlines() if line.startswith("| ")}
+    assert "done" in rows["a"] and "done" in rows["b"]
+    assert "failed" in rows["broken"] and "original is not interesting" in rows["broken"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["a"]["summary"]["bytes"]["result"] < summary["a"]["summary"]["bytes"]["original"]
+    r = reduce("batch", manifest, cwd=tmp_path)  # again: finished cases are not redone
+    assert "a: finished in an earlier batch run" in r.stderr and "b: finished in an earlier batch run" in r.stderr
+
+
+def test_batch_manifest_errors_are_clear(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[case]]\nname = "x"\nfile = "x.c"\nbogus = 1\n')
+    r = reduce("batch", bad, cwd=tmp_path)
+    assert r.returncode == 3 and "unknown key(s) bogus" in r.stderr
+    r = reduce("batch", tmp_path / "missing.toml", cwd=tmp_path)
+    assert r.returncode == 3 and "no such manifest" in r.stderr
+
+
+def test_sigterm_mid_run_is_resumable(tmp_path):
+    test = setup_case(tmp_path)
+    proc = subprocess.Popen([*REDUCE, "case.c", "--test", str(test), "-q"], cwd=tmp_path,
+                            stderr=subprocess.PIPE, text=True, env=ENV)
+    workdir = tmp_path / "case.reduced.c.work"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(journal_keys(workdir)) < 5:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "reduce resume" in err
+    assert json.loads((workdir / "state.json").read_text())["outcome"] == "interrupted"
+    assert reduce("resume", workdir, "-q", cwd=tmp_path).returncode == 0

@@ -17,7 +17,8 @@ resumable as a whole (finished cases are skipped, stopped ones resumed), one rep
     file = "corpora/cxx_diag/case.cpp"
     test = "corpora/cxx_diag/test.sh"
 
-Paths are relative to the manifest's directory, which is also the cases' working directory.
+Paths are relative to the manifest's directory, which is also the cases' working directory
+(where relative compile flags point) unless a case or [defaults] sets `cwd`.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-b
                   "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test"}
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
              "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter")}
-_CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", *_VALUE_OPTIONS, *_SWITCHES}
+_CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -115,7 +116,7 @@ def _case(spec: dict[str, Any], base: Path) -> Case:
             flags += shlex.split((base / spec["flags_file"]).read_text())
         except OSError as e:
             raise ManifestError(f"case {spec['name']}: cannot read flags_file: {e}") from None
-    return Case(spec["name"], base / spec["file"], base, args, flags)
+    return Case(spec["name"], base / spec["file"], base / spec.get("cwd", "."), args, flags)
 
 
 def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str], None]) -> BatchResult:

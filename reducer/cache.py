@@ -6,7 +6,9 @@ The lessons of the compile-cache reviews (shared/seeds) are the design:
 - the digest is only an index: a hit compares the full stored key, so two keys sharing a digest
   never share a verdict;
 - only published verdicts are stored (an evaluation in flight is never in the table, so it
-  cannot be evicted before it exists); the evaluator shares in-flight duplicates in memory;
+  cannot be evicted before it exists); an evaluation in flight is a claim in a table of its own,
+  so a run that asks for a key another run is evaluating waits for that verdict instead of
+  evaluating it again (claims of dead or stalled owners are taken over);
 - failures of the machinery are never stored; compile errors and timeouts are verdicts and are;
 - bounded by entries and bytes, least recently used first; 0 disables.
 SQLite makes concurrent runs safe without a lock protocol of our own.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 import time
 from pathlib import Path
@@ -51,6 +54,8 @@ class VerdictCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")
         self._db.execute("CREATE INDEX IF NOT EXISTS by_use ON entries(used)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS claims (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
+                         "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)")
 
     def get(self, content: bytes) -> Verdict | None:
         if not self.enabled:
@@ -78,6 +83,41 @@ class VerdictCache:
                              (self._digest(key), key, record, len(key) + len(record), time.time()))
             self._evict()
 
+    def claim(self, content: bytes, stale_after: float) -> bool:
+        """True when this process is to evaluate `content`; False when another live process has
+        claimed it within `stale_after` seconds (wait for its verdict with `wait`)."""
+        if not self.enabled:
+            return True
+        key = self._prefix + content
+        digest, now = self._digest(key), time.time()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?", (digest,)).fetchone()
+            if row is not None and bytes(row[0]) == key and now - row[3] < stale_after and _alive(row[1], row[2]):
+                return (row[1], row[2]) == (_HOST, os.getpid())
+            # free, ours, stale, or another key's under the same digest: evaluate it ourselves
+            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (digest, key, _HOST, os.getpid(), now))
+        return True
+
+    def release(self, content: bytes) -> None:
+        if self.enabled:
+            self._db.execute("DELETE FROM claims WHERE digest = ? AND host = ? AND pid = ?",
+                             (self._digest(self._prefix + content), _HOST, os.getpid()))
+
+    def wait(self, content: bytes, stale_after: float, poll: float = 0.05) -> Verdict | None:
+        """The verdict another process is producing, or None once its claim is gone or stale
+        without one (it died, or its result was a failure of the machinery)."""
+        key = self._prefix + content
+        digest = self._digest(key)
+        while True:
+            verdict = self.get(content)
+            if verdict is not None:
+                return verdict
+            row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?", (digest,)).fetchone()
+            if row is None or bytes(row[0]) != key or time.time() - row[3] >= stale_after or not _alive(row[1], row[2]):
+                return self.get(content)
+            time.sleep(poll)
+
     def _evict(self) -> None:
         count, size = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries").fetchone()
         while count > self.max_entries or size > self.max_bytes:
@@ -88,3 +128,19 @@ class VerdictCache:
 
     def entries(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] if self.enabled else 0
+
+
+_HOST = socket.gethostname()
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether a claim's owner runs; one on another host counts as alive until its claim is stale."""
+    if host != _HOST:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -21,7 +21,7 @@ class Counters:
     tests: int = 0           # oracle calls made
     memo_hits: int = 0       # answered from this run's memory
     cache_hits: int = 0      # answered from the persistent cache
-    shared_waits: int = 0    # duplicates of a test already in flight, answered by it
+    shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
     infra_retries: int = 0
     oracle_seconds: float = 0.0
@@ -33,9 +33,11 @@ def digest(content: bytes) -> str:
 
 class Evaluator:
     def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None,
-                 scheduler: str | None = None, journal=None, budget: Budget | None = None):
+                 scheduler: str | None = None, journal=None, budget: Budget | None = None,
+                 stale_after: float = 3600.0):
         self.oracle = oracle
         self.cache = cache
+        self.stale_after = stale_after  # a claim older than this is taken over (owner hung or on another host)
         self.journal = journal  # a workdir.Journal: verdicts of earlier sessions, and where new ones go
         self.budget = budget or Budget()
         self.jobs = max(1, jobs)
@@ -124,26 +126,49 @@ class Evaluator:
                 return hit
 
     def _run(self, contents: list[bytes]) -> list[Verdict]:
-        """Test distinct candidates; a failure of the machinery is retried once and never memoised."""
+        """Test distinct candidates; a failure of the machinery is retried once and never memoised.
+        A candidate another process is testing right now (a claim in the shared cache) is not
+        tested again: its verdict is awaited."""
         self.budget.check(self.counters.tests)
-        verdicts = self._dispatch(contents)
-        retry = [i for i, v in enumerate(verdicts) if v.infra_failure]
-        if retry:
-            self.counters.infra_retries += len(retry)
-            for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
+        views = [self._view(c) for c in contents]
+        mine = [i for i, v in enumerate(views) if self.cache is None or self.cache.claim(v, self.stale_after)]
+        verdicts: list[Verdict | None] = [None] * len(contents)
+        try:
+            for i, v in zip(mine, self._dispatch([contents[i] for i in mine])):
                 verdicts[i] = v
-        for content, verdict in zip(contents, verdicts):
-            if not verdict.infra_failure:
-                view = self._view(content)
-                key = digest(view)
-                self._memo[key] = verdict
-                if self.cache is not None:
-                    self.cache.put(view, verdict)
-                if self.journal is not None:
-                    self.journal.append(key, verdict, self.budget.elapsed())
+            retry = [i for i in mine if verdicts[i].infra_failure]
+            if retry:
+                self.counters.infra_retries += len(retry)
+                for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
+                    verdicts[i] = v
+            for i in mine:
+                if not verdicts[i].infra_failure:
+                    if self.cache is not None:
+                        self.cache.put(views[i], verdicts[i])
+                    self._remember(views[i], verdicts[i])
+        finally:
+            if self.cache is not None:
+                for i in mine:
+                    self.cache.release(views[i])
+        for i in sorted(set(range(len(contents))) - set(mine)):
+            verdict = self.cache.wait(views[i], self.stale_after)
+            if verdict is None:  # its producer died or failed: test it here
+                verdicts[i] = self._run([contents[i]])[0]
+            else:
+                self.counters.shared_waits += 1
+                verdicts[i] = verdict
+                self._remember(views[i], verdict)
         return verdicts
 
+    def _remember(self, view: bytes, verdict: Verdict) -> None:
+        key = digest(view)
+        self._memo[key] = verdict
+        if self.journal is not None:
+            self.journal.append(key, verdict, self.budget.elapsed())
+
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
+        if not contents:
+            return []
         self.counters.tests += len(contents)
         if self._parallel is None or (len(contents) == 1 and self._client is None):
             verdicts = [self.oracle.test(c) for c in contents]

@@ -178,7 +178,9 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
             cache = VerdictCache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), oracle.identity(),
                                  max_entries=config.cache_max_entries, max_bytes=config.cache_max_bytes)
         language = language_for(file, original)
-        with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget) as evaluator:
+        # a claim is stale once its owner could have finished both compiles of a test
+        with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget,
+                       stale_after=2 * config.timeout + 60) as evaluator:
             ui.counters = evaluator.counters
             with ui:
                 return _reduce(config, wd, state, evaluator, ui, language, first, main_passes, last, output, original)

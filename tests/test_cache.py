@@ -3,6 +3,7 @@ import threading
 
 from interestingness.spill import SpillOracle
 from interestingness.verdict import Verdict
+import reducer.cache as reducer_cache
 from reducer.cache import VerdictCache
 from reducer.evaluate import Evaluator
 
@@ -92,3 +93,42 @@ def test_a_changed_header_changes_the_key(tmp_path):
     assert identity() == before
     header.write_text("#define SCALE 3.0f\n")
     assert identity() != before
+
+
+def _evaluate_in_another_process(cache_dir, script, tmp, content, out):
+    from interestingness.script import ScriptOracle
+
+    oracle = ScriptOracle.create(script, "c.txt", tmp_root=tmp)
+    with Evaluator(oracle, cache=VerdictCache(cache_dir, oracle.identity())) as ev:
+        verdict = ev.test(content)
+    out.put((verdict.interesting, ev.counters.tests, ev.counters.shared_waits))
+
+
+def test_a_test_in_flight_in_another_run_is_awaited_not_repeated(tmp_path, script):
+    """Two runs ask for the same key at once: one evaluates it, the other waits for its verdict."""
+    import multiprocessing
+
+    calls = tmp_path / "calls"
+    test = script(f"echo run >> {calls}\nsleep 1\ngrep -q keep c.txt\n")
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    runs = [ctx.Process(target=_evaluate_in_another_process, args=(tmp_path / "cache", test, tmp_path, b"keep", out))
+            for _ in range(2)]
+    for r in runs:
+        r.start()
+    results = sorted(out.get(timeout=60) for _ in runs)
+    for r in runs:
+        r.join()
+    assert calls.read_text() == "run\n"  # one evaluation
+    assert results == [(True, 0, 1), (True, 1, 0)]  # one producer, one shared wait
+
+
+def test_a_claim_of_a_dead_run_is_taken_over(tmp_path):
+    cache = VerdictCache(tmp_path, {})
+    cache._db.execute("INSERT INTO claims VALUES (?, ?, ?, ?, ?)",  # what a SIGKILLed run leaves
+                      (cache._digest(cache._prefix + b"x"), cache._prefix + b"x", reducer_cache._HOST, 2**22 + 1, 0.0))
+    assert cache.wait(b"x", stale_after=3600) is None  # its owner is gone: nothing to wait for
+    assert cache.claim(b"x", stale_after=3600)
+    other = VerdictCache(tmp_path, {})
+    other._db.execute("UPDATE claims SET pid = 1")  # a live owner (init) whose claim is recent
+    assert not other.claim(b"x", stale_after=3600) and other.claim(b"x", stale_after=0)

@@ -135,7 +135,7 @@ class Compiler:
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
         else:
             output = ["-S", "-o", ASM_OUT]
-        return [*self._device_compile(side), *output, self.file_name]
+        return [*self._device_compile(side), *output, _operand(self.file_name)]
 
     def _device_compile(self, side: str) -> list[str]:
         if side == LTO:
@@ -157,7 +157,8 @@ class Compiler:
         try:
             (work / self.file_name).write_bytes(content)
             env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)}
-            res = run(cmd, cwd=work, timeout=self.timeout, env=env | dict(self.env))
+            # the compiler's own temp files go into the test's directory and are removed with it
+            res = run(cmd, cwd=work, timeout=self.timeout, env=env | dict(self.env) | {"TMPDIR": str(work)})
             kept = str(work) if self.keep_artifacts else None
             if res.timed_out:
                 return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
@@ -182,11 +183,10 @@ class Compiler:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
 
-
     def headers(self, content: bytes) -> list[str]:
         """Every header the device compile of `content` reads (`-E -H`), for cache keys: a changed
         header must change the key of a candidate that still includes it."""
-        cmd = [*self._device_compile(NOLTO), "-E", "-H", "-o", os.devnull, self.file_name]
+        cmd = [*self._device_compile(NOLTO), "-E", "-H", "-o", os.devnull, _operand(self.file_name)]
         with tempfile.TemporaryDirectory(prefix="reduce-deps-", dir=self.tmp_parent) as d:
             (Path(d) / self.file_name).write_bytes(content)
             res = run(cmd, cwd=Path(d), timeout=self.timeout, env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
@@ -194,6 +194,11 @@ class Compiler:
 
 
 _HEADER_LINE = re.compile(r"^\.+ ")
+
+
+def _operand(file_name: str) -> str:
+    """A file name clang cannot take for an option (`-x.hip` is one)."""
+    return f"./{file_name}" if file_name.startswith("-") else file_name
 
 
 def _asm_files(work: Path, side: str) -> list[Path]:

@@ -42,9 +42,11 @@ from .workdir import RUN_FILE, WorkDir
 # manifest key -> `reduce run` option; value options take one argument, switches are on/off
 _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-budget", "max_tests": "--max-tests",
                   "predicate": "--predicate", "clang": "--clang", "passes": "--passes", "backend": "--backend",
-                  "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test"}
+                  "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test",
+                  "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat"}
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
-             "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter")}
+             "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter"),
+             "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None)}
 _CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 

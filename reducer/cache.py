@@ -47,9 +47,11 @@ class VerdictCache:
         if not self.enabled:
             return
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if directory.is_symlink():
-            raise OSError(f"refusing a symlinked cache directory: {directory}")
-        self._db = sqlite3.connect(directory / "verdicts.sqlite", timeout=60, isolation_level=None)
+        database = directory / "verdicts.sqlite"
+        for path in (directory, database):
+            if path.is_symlink():
+                raise OSError(f"refusing a symlink planted as the verdict cache: {path}")
+        self._db = sqlite3.connect(database, timeout=60, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")

@@ -90,7 +90,15 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing output file and work directory.")
 @click.option("--time-budget", callback=_duration, help="Stop cleanly after this much wall time (8h, 90m, 1h30m).")
 @click.option("--max-tests", type=click.IntRange(1), help="Stop cleanly after this many oracle tests.")
+@click.option("--pass-time-cap", callback=_duration,
+              help="Cut a pass short after this long [default: a quarter of --time-budget, else none].")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per test.")
+@click.option("--check-repeat", type=click.IntRange(1), default=2, show_default=True,
+              help="Fresh tests of the original (all must agree, or the run is refused) and of the result.")
+@click.option("--recheck/--no-recheck", default=None,
+              help="Test each interesting candidate again before keeping it [default: on with --test, off with "
+              "the built-in oracle, whose compiles are deterministic].")
+@click.option("--allow-empty", is_flag=True, help="Let an empty or whitespace-only file be interesting.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
@@ -112,7 +120,8 @@ def main() -> None:
 @spill_options
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
-        timeout: float, no_prefilter: bool, pass_names: str | None,
+        pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
+        no_prefilter: bool, pass_names: str | None,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
         clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
@@ -138,7 +147,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         cache=use_cache, cache_dir=str(cache_dir.absolute()) if cache_dir else None,
         cache_max_entries=cache_max_entries, cache_max_bytes=cache_max_bytes,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
-        kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests)
+        kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
+        pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
 

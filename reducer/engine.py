@@ -49,6 +49,8 @@ class Engine:
         prefilter: bool = True,
         on_accept: Callable[[bytes], None] = lambda text: None,
         on_event: Callable[[str, Status], None] = lambda kind, status: None,
+        pass_time_cap: float | None = None,
+        caps: dict[int, int] | None = None,
     ):
         self.evaluator = evaluator
         self.language = language
@@ -57,6 +59,11 @@ class Engine:
         self.on_accept, self.on_event = on_accept, on_event
         self.best: Source | None = None
         self.status: Status | None = None
+        # A pass run longer than pass_time_cap is cut short. Where a cut fell is recorded in
+        # `caps` (pass-run index -> searches made), so a resumed run replays the same cut.
+        self.pass_time_cap = pass_time_cap
+        self.caps: dict[int, int] = dict(caps or {})
+        self._pass_runs = 0
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -82,20 +89,28 @@ class Engine:
         stats = self.status.per_pass.setdefault(p.name, PassYield())
         start, tests = time.monotonic(), self.evaluator.counters.tests
         self.on_event("pass", self.status)
+        clock = _PassClock(self._pass_runs, self.caps.get(self._pass_runs),
+                           start + self.pass_time_cap if self.pass_time_cap else None)
+        self._pass_runs += 1
         round = 0
-        while (items := p.items(self.best, round)) is not None:
-            self._ddmin(p, round, items, stats)
-            round += 1
+        try:
+            while (items := p.items(self.best, round)) is not None:
+                self._ddmin(p, round, items, stats, clock)
+                round += 1
+        except _Capped:
+            self.caps[clock.run] = clock.searches
+            self.on_event("capped", self.status)
         stats.seconds += time.monotonic() - start
         stats.tests += self.evaluator.counters.tests - tests
 
-    def _ddmin(self, p: Pass, round: int, items: list[Item], stats: PassYield) -> None:
+    def _ddmin(self, p: Pass, round: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
         enumerated afresh and the search goes on at the same position."""
         size = min(len(items), p.max_chunk or len(items))
         while size >= 1 and items:
             pos = 0
             while pos < len(items):
+                clock.tick()
                 found = self.evaluator.first_interesting(self._candidates(items, pos, size))
                 if found is None:
                     break
@@ -130,3 +145,25 @@ class Engine:
         self.status.accepted += 1
         self.on_accept(content)
         self.on_event("accept", self.status)
+
+
+class _Capped(Exception):
+    pass
+
+
+@dataclass
+class _PassClock:
+    """Counts one pass run's searches; stops it at a recorded count, or else at its deadline."""
+
+    run: int
+    limit: int | None
+    deadline: float | None
+    searches: int = 0
+
+    def tick(self) -> None:
+        if self.limit is not None:
+            if self.searches >= self.limit:
+                raise _Capped
+        elif self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Capped
+        self.searches += 1

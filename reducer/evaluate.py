@@ -23,8 +23,12 @@ class Counters:
     cache_hits: int = 0      # answered from the persistent cache
     shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
+    flaky: int = 0           # interesting once, not on re-check: never committed
     infra_retries: int = 0
     oracle_seconds: float = 0.0
+
+
+EMPTY = Verdict(False, "empty file (a test that accepts it is almost always broken; see --allow-empty)")
 
 
 def digest(content: bytes) -> str:
@@ -34,8 +38,10 @@ def digest(content: bytes) -> str:
 class Evaluator:
     def __init__(self, oracle: Oracle, jobs: int = 1, backend: str = "loky", cache: VerdictCache | None = None,
                  scheduler: str | None = None, journal=None, budget: Budget | None = None,
-                 stale_after: float = 3600.0):
+                 stale_after: float = 3600.0, recheck: bool = False, allow_empty: bool = False):
         self.oracle = oracle
+        self.recheck = recheck  # test an interesting verdict once more before anyone may use it
+        self.allow_empty = allow_empty  # an empty file is "interesting" mostly to a broken script
         self.cache = cache
         self.stale_after = stale_after  # a claim older than this is taken over (owner hung or on another host)
         self.journal = journal  # a workdir.Journal: verdicts of earlier sessions, and where new ones go
@@ -73,8 +79,26 @@ class Evaluator:
         known = self._known(content)
         return known if known is not None else self._run([content])[0]
 
+    def test_repeatedly(self, content: bytes, times: int, within_budget: bool = True) -> list[Verdict]:
+        """Fresh verdicts (no memory, no cache) of `times` tests at once, to tell a stable oracle
+        from a flaky one. They are journalled as checks, never as the candidate's verdict."""
+        if within_budget:
+            self.budget.check(self.counters.tests)
+        verdicts = self._dispatch([content] * times)
+        view = self._view(content)
+        for v in verdicts:
+            self._journal_check(view, v)
+        return verdicts
+
+    def _journal_check(self, view: bytes, verdict: Verdict) -> None:
+        """A test that is not the candidate's verdict (a re-check, a failed attempt) still counts."""
+        if self.journal is not None:
+            self.journal.append(digest(view), verdict, self.budget.elapsed(), check=True)
+
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict from this run's memory or else the persistent cache (then remembered)."""
+        if not self.allow_empty and not content.strip():
+            return EMPTY
         view = self._view(content)
         key = digest(view)
         known = self._memo.get(key)
@@ -139,8 +163,17 @@ class Evaluator:
             retry = [i for i in mine if verdicts[i].infra_failure]
             if retry:
                 self.counters.infra_retries += len(retry)
+                for i in retry:
+                    self._journal_check(views[i], verdicts[i])
                 for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
                     verdicts[i] = v
+            again = [i for i in mine if self.recheck and verdicts[i].interesting]
+            for i, v in zip(again, self._dispatch([contents[i] for i in again])):
+                self._journal_check(views[i], v)
+                if not v.interesting:
+                    self.counters.flaky += 1
+                    verdicts[i] = Verdict(False, f"flaky: interesting once, then not ({v.reason})",
+                                          v.infra_failure, v.seconds)
             for i in mine:
                 if not verdicts[i].infra_failure:
                     if self.cache is not None:

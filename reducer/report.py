@@ -105,7 +105,7 @@ def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
     tc = result["toolchain"]
     commands = []
     for side, c in result["compiles"].items():
-        argv = [output.name if a == name else a for a in c["command"]]
+        argv = [output.name if a in (name, f"./{name}") else a for a in c["command"]]
         commands.append(f"# {side}\n{shlex.join(argv)}")
     text = "\n".join([
         f"# Spill only under full offload LTO: `{output.name}`", "",

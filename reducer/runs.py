@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -15,6 +16,7 @@ from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.script import ScriptError, ScriptOracle
 from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
+from interestingness.verdict import Verdict
 
 from . import passes
 from .budget import Budget, BudgetExhausted
@@ -36,6 +38,8 @@ EXIT_NOT_INTERESTING = 5   # the original is not interesting
 EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
 EXIT_BUDGET = 7            # stopped by --time-budget or --max-tests (resumable)
 EXIT_BATCH_FAILED = 8      # a batch finished, but not every case did
+EXIT_UNSTABLE = 9          # the test gives different verdicts on the same file
+EXIT_IO = 10               # the run's files cannot be written (disk full); the best file is intact
 EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)
 
 
@@ -72,6 +76,10 @@ class RunConfig:
     predicate: str | None = None
     time_budget: float | None = None
     max_tests: int | None = None
+    pass_time_cap: float | None = None  # None: a quarter of the time budget, if any
+    check_repeat: int = 2          # fresh tests of the original and of the result
+    recheck: bool | None = None    # re-test each interesting candidate; None: for scripts only
+    allow_empty: bool = False
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -152,10 +160,8 @@ def resume(workdir: Path, *, display: Display = Display(), **overrides: Any) -> 
 
 def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
     os.chdir(config.cwd)
-    file, output = Path(config.file), Path(config.output)
     original = wd.read("original")
     state = wd.state()
-    first, main_passes, last = schedule(config.passes)
     keep = config.keep_artifacts is not None
     tmp_parent = Path(config.keep_artifacts) if keep else wd.path / "tmp"
     if not keep:
@@ -167,77 +173,134 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
     ui = Progress(None, quiet=display.quiet or display.json_lines, json_lines=display.json_lines,
                   log=wd.log, budget=budget)
     try:
-        oracle = _oracle(config, original, state, wd, tmp_root, ui)
+        oracle = _oracle(config, original, state, tmp_root, ui)
         identity = hashlib.sha256(json.dumps(oracle.identity(), sort_keys=True, default=str).encode()).hexdigest()
         if state.setdefault("oracle_identity", identity) != identity:
             raise RunError("the oracle changed since this run started (toolchain, script, headers, flags or "
                            "environment); its verdicts no longer apply: start a new run", EXIT_TEST)
-        use_cache = config.cache if config.cache is not None else config.builtin
-        cache = None
-        if use_cache and not keep:
-            cache = VerdictCache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), oracle.identity(),
-                                 max_entries=config.cache_max_entries, max_bytes=config.cache_max_bytes)
-        language = language_for(file, original)
+        cache = _cache(config, oracle)
         # a claim is stale once its owner could have finished both compiles of a test
         with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget,
-                       stale_after=2 * config.timeout + 60) as evaluator:
+                       stale_after=2 * config.timeout + 60, allow_empty=config.allow_empty,
+                       recheck=config.recheck if config.recheck is not None else not config.builtin) as evaluator:
             ui.counters = evaluator.counters
             with ui:
-                return _reduce(config, wd, state, evaluator, ui, language, first, main_passes, last, output, original)
+                return _Session(config, wd, state, evaluator, ui, original).run()
     finally:
         journal.close()
         if not keep:
             shutil.rmtree(tmp_parent, ignore_errors=True)
 
 
-def _reduce(config, wd, state, evaluator, ui, language, first, main_passes, last, output, original) -> int:
-    file = Path(config.file)
-    resumed = bool(state.get("started"))
-    ui.say(f"{'resuming' if resumed else 'reducing'} {file}: {len(original)} bytes, {count_tokens(original)} tokens, "
-           f"language {language}, {Source(original, language).error_count} parse error node(s); work directory {wd.path}")
-    text = wd.read("start")
-    if text is None:
-        text = _flattened(evaluator, config, original, ui)
-        _check_original(evaluator, text)
-        wd.write("start", text)
-    state.update(started=True, outcome="running")
-    history: list[list[float]] = state.setdefault("history", [[evaluator.budget.elapsed(), len(text)]])
-    engine = Engine(evaluator, language, first=first, main=main_passes, last=last, prefilter=config.prefilter)
-    earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
+class _Session:
+    """One session of a run: pick the start text, run the engine, record everything."""
 
-    def save(outcome: str = "running") -> None:
-        wd.save_state({**state, **_status(engine.status, evaluator, earlier), "outcome": outcome})
+    def __init__(self, config: RunConfig, wd: WorkDir, state: dict, evaluator: Evaluator, ui: Progress,
+                 original: bytes):
+        self.config, self.wd, self.state, self.evaluator, self.ui = config, wd, state, evaluator, ui
+        self.original = original
+        self.language = language_for(Path(config.file), original)
+        self.earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
+        self.engine: Engine | None = None
 
-    def accepted(content: bytes) -> None:
-        atomic_write(output, content)
-        wd.write("best", content)
-        if len(content) < history[-1][1]:  # a replayed accept is in the history already
-            history.append([round(evaluator.budget.elapsed(), 3), len(content)])
-        save()
+    def run(self) -> int:
+        config, wd, state, ui = self.config, self.wd, self.state, self.ui
+        ui.say(f"{'resuming' if state.get('started') else 'reducing'} {config.file}: {len(self.original)} bytes, "
+               f"{count_tokens(self.original)} tokens, language {self.language}, "
+               f"{Source(self.original, self.language).error_count} parse error node(s); work directory {wd.path}")
+        text = wd.read("start")
+        if text is None:
+            text = self._start_text()
+            wd.write("start", text)
+        state.update(started=True)
+        self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(), len(text)]])
+        first, main_passes, last = schedule(config.passes)
+        cap = config.pass_time_cap if config.pass_time_cap is not None else (
+            config.time_budget / 4 if config.time_budget else None)
+        self.engine = Engine(self.evaluator, self.language, first=first, main=main_passes, last=last,
+                             prefilter=config.prefilter, on_accept=self._accepted, on_event=self._event,
+                             pass_time_cap=cap, caps={int(k): v for k, v in state.get("caps", {}).items()})
+        output = Path(config.output)
+        try:
+            atomic_write(output, wd.read("best") or text)
+            self.engine.reduce(text)
+            outcome, code = "done", 0
+        except KeyboardInterrupt:
+            outcome, code = "interrupted", EXIT_INTERRUPTED
+        except BudgetExhausted as e:
+            outcome, code = f"budget: {e}", EXIT_BUDGET
+        except OSError as e:  # disk full, quota, a vanished directory: the last written best file stands
+            raise RunError(f"stopped: cannot write the run's files ({e.strerror or e}: {e.filename or ''}); "
+                           f"the best result so far is intact in {output}", EXIT_IO) from None
+        result = self.engine.best.text
+        self._save(outcome)
+        if code != EXIT_INTERRUPTED:
+            self._final_check(result)
+            if config.builtin:
+                ui.say("measuring the original and the result for the report...")
+                write_bundle(wd, _metrics(config, self.evaluator.oracle, self.original, result, state))
+            self._save(outcome)
+        report = write_report(wd)
+        ui.summary(Path(config.file), output, self.original, result, outcome, report)
+        return code
 
-    def event(kind: str, status: Status) -> None:
-        ui.event(kind, status)
-        if kind == "pass":
-            save()
+    def _start_text(self) -> bytes:
+        """The flattened file when it is (stably) interesting, else the file as it is."""
+        config, ui = self.config, self.ui
+        if config.flatten if config.flatten is not None else config.builtin:
+            flat, headers = flatten(Path(config.file), self.original, include_dirs(config.flags, Path.cwd()))
+            if headers:
+                ui.say(f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
+                verdict = self._stable_verdict(flat, "the flattened file")
+                if verdict.interesting:
+                    return flat
+                ui.say(f"the flattened file is not interesting ({verdict.reason}); reducing the file as it is")
+        verdict = self._stable_verdict(self.original, "the original")
+        if verdict.interesting:
+            return self.original
+        if verdict.reason.startswith("timeout"):
+            raise RunError(f"the test times out on the original ({verdict.reason}); raise --timeout",
+                           EXIT_ORIGINAL_TIMEOUT)
+        tail = verdict.details.get("stderr_tail", "").strip().splitlines()[-3:]
+        detail = ("; test said: " + " | ".join(tail)) if tail else ""
+        raise RunError(f"the original is not interesting ({verdict.reason}){detail}", EXIT_NOT_INTERESTING)
 
-    engine.on_accept, engine.on_event = accepted, event
-    atomic_write(output, wd.read("best") or text)
-    try:
-        engine.reduce(text)
-        outcome, code = "done", 0
-    except KeyboardInterrupt:
-        outcome, code = "interrupted", EXIT_INTERRUPTED
-    except BudgetExhausted as e:
-        outcome, code = f"budget: {e}", EXIT_BUDGET
-    result = engine.best.text
-    save(outcome)
-    if config.builtin and code != EXIT_INTERRUPTED:
-        ui.say("measuring the original and the result for the report...")
-        write_bundle(wd, _metrics(config, evaluator.oracle, original, result, state))
-        save(outcome)
-    report = write_report(wd)
-    ui.summary(file, output, original, result, outcome, report)
-    return code
+    def _stable_verdict(self, text: bytes, what: str) -> Verdict:
+        if self.config.check_repeat <= 1:
+            return self.evaluator.test(text)
+        verdicts = self.evaluator.test_repeatedly(text, self.config.check_repeat)
+        if len({v.interesting for v in verdicts}) > 1:
+            shown = "; ".join(("interesting" if v.interesting else f"not interesting ({v.reason})") for v in verdicts)
+            raise RunError(f"the test is not stable on {what}: {len(verdicts)} runs gave {shown}", EXIT_UNSTABLE)
+        return verdicts[0]
+
+    def _final_check(self, result: bytes) -> None:
+        """Re-verify the result with fresh tests (no cache), and say how it went."""
+        n = max(1, self.config.check_repeat)
+        verdicts = self.evaluator.test_repeatedly(result, n, within_budget=False)
+        stable = all(v.interesting for v in verdicts)
+        self.state["final_check"] = {"tests": n, "interesting": sum(v.interesting for v in verdicts),
+                                     "reasons": [v.reason for v in verdicts if not v.interesting]}
+        if not stable:
+            self.ui.say(f"WARNING: the result was interesting in only {self.state['final_check']['interesting']} "
+                        f"of {n} fresh tests: the test is flaky")
+
+    def _save(self, outcome: str = "running") -> None:
+        self.state["caps"] = {str(k): v for k, v in self.engine.caps.items()}
+        self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier),
+                            "outcome": outcome})
+
+    def _accepted(self, content: bytes) -> None:
+        atomic_write(Path(self.config.output), content)
+        self.wd.write("best", content)
+        if len(content) < self.history[-1][1]:  # a replayed accept is in the history already
+            self.history.append([round(self.evaluator.budget.elapsed(), 3), len(content)])
+        self._save()
+
+    def _event(self, kind: str, status: Status) -> None:
+        self.ui.event(kind, status)
+        if kind in ("pass", "capped"):
+            self._save()
 
 
 def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict]) -> dict[str, Any]:
@@ -259,7 +322,19 @@ def schedule(pass_names: list[str] | None):
     return tuple(passes.resolve(list(names)) for names in (passes.FIRST, passes.MAIN, passes.LAST))
 
 
-def _oracle(config: RunConfig, original: bytes, state: dict, wd: WorkDir, tmp_root: Path, ui: Progress):
+def _cache(config: RunConfig, oracle) -> VerdictCache | None:
+    use = config.cache if config.cache is not None else config.builtin
+    if not use or config.keep_artifacts is not None:
+        return None
+    try:
+        return VerdictCache(Path(config.cache_dir) if config.cache_dir else default_cache_dir(), oracle.identity(),
+                            max_entries=config.cache_max_entries, max_bytes=config.cache_max_bytes)
+    except (OSError, sqlite3.Error) as e:
+        raise RunError(f"cannot use the verdict cache: {e}; choose another --cache-dir or pass --no-cache",
+                       EXIT_INPUT) from None
+
+
+def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui: Progress):
     keep = config.keep_artifacts is not None
     file = Path(config.file)
     if not config.builtin:
@@ -285,33 +360,6 @@ def _oracle(config: RunConfig, original: bytes, state: dict, wd: WorkDir, tmp_ro
     state["targets"] = list(oracle.targets)
     ui.say(f"target kernel(s): {', '.join(oracle.targets)}")
     return oracle
-
-
-def _flattened(evaluator: Evaluator, config: RunConfig, text: bytes, ui: Progress) -> bytes:
-    """The file with its project headers inlined, if that is still interesting; else the file."""
-    if not (config.flatten if config.flatten is not None else config.builtin):
-        return text
-    flat, headers = flatten(Path(config.file), text, include_dirs(config.flags, Path.cwd()))
-    if not headers:
-        return text
-    ui.say(f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
-    verdict = evaluator.test(flat)
-    if verdict.interesting:
-        return flat
-    ui.say(f"the flattened file is not interesting ({verdict.reason}); reducing the file as it is")
-    return text
-
-
-def _check_original(evaluator: Evaluator, text: bytes) -> None:
-    """Say so before reducing anything when the original is not interesting."""
-    verdict = evaluator.test(text)
-    if verdict.interesting:
-        return
-    if verdict.reason.startswith("timeout"):
-        raise RunError(f"the test times out on the original ({verdict.reason}); raise --timeout", EXIT_ORIGINAL_TIMEOUT)
-    tail = verdict.details.get("stderr_tail", "").strip().splitlines()[-3:]
-    detail = ("; test said: " + " | ".join(tail)) if tail else ""
-    raise RunError(f"the original is not interesting ({verdict.reason}){detail}", EXIT_NOT_INTERESTING)
 
 
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:

@@ -93,11 +93,16 @@ class WorkDir:
         return Journal(self.path / JOURNAL_FILE)
 
     def log(self, line: str) -> None:
-        with open(self.path / LOG_FILE, "a") as f:
+        with append_only(self.path / LOG_FILE) as f:
             f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
     def _write_json(self, name: str, data: dict[str, Any]) -> None:
         atomic_write(self.path / name, (json.dumps(data, indent=1, default=str) + "\n").encode())
+
+
+def append_only(path: Path):
+    """Open for appending, never through a symlink planted in the work directory."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600), "a")
 
 
 class Journal:
@@ -110,7 +115,7 @@ class Journal:
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self.repeated = 0         # keys that appear more than once (should stay 0)
         self._load()
-        self._file = open(path, "a")
+        self._file = append_only(path)
 
     def _load(self) -> None:
         try:
@@ -121,14 +126,16 @@ class Journal:
             self.path.write_bytes(b"\n".join(lines[:-1]) + (b"\n" if len(lines) > 1 else b""))
         for line in lines[:-1]:
             record = json.loads(line)
-            self.repeated += record["key"] in self.known
-            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
             self.elapsed = max(self.elapsed, record["t"])
             self.tests += 1
+            if record.get("check"):  # a stability check, not the candidate's verdict
+                continue
+            self.repeated += record["key"] in self.known
+            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
 
-    def append(self, key: str, verdict: Verdict, elapsed: float) -> None:
+    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False) -> None:
         record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
-                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3)}
+                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {})}
         self._file.write(json.dumps(record) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())

@@ -168,7 +168,11 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
         shutil.rmtree(tmp_parent, ignore_errors=True)  # leftovers of a killed session
     tmp_parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp_root = Path(tempfile.mkdtemp(prefix="reduce-", dir=tmp_parent))
-    journal = wd.journal()
+    try:
+        journal = wd.journal()
+    except (OSError, WorkDirError) as e:
+        shutil.rmtree(tmp_parent if not keep else tmp_root, ignore_errors=True)
+        raise RunError(f"cannot use the journal of {wd.path}: {e}", EXIT_INPUT) from None
     budget = Budget(config.time_budget, config.max_tests, spent_seconds=journal.elapsed, spent_tests=journal.tests)
     ui = Progress(None, quiet=display.quiet or display.json_lines, json_lines=display.json_lines,
                   log=wd.log, budget=budget)
@@ -233,14 +237,18 @@ class _Session:
             raise RunError(f"stopped: cannot write the run's files ({e.strerror or e}: {e.filename or ''}); "
                            f"the best result so far is intact in {output}", EXIT_IO) from None
         result = self.engine.best.text
-        self._save(outcome)
-        if code != EXIT_INTERRUPTED:
-            self._final_check(result)
-            if config.builtin:
-                ui.say("measuring the original and the result for the report...")
-                write_bundle(wd, _metrics(config, self.evaluator.oracle, self.original, result, state))
+        try:
             self._save(outcome)
-        report = write_report(wd)
+            if code != EXIT_INTERRUPTED:
+                self._final_check(result)
+                if config.builtin:
+                    ui.say("measuring the original and the result for the report...")
+                    write_bundle(wd, _metrics(config, self.evaluator.oracle, self.original, result, state))
+                self._save(outcome)
+            report = write_report(wd)
+        except OSError as e:
+            raise RunError(f"{outcome}, but the report cannot be written ({e.strerror or e}); the result is "
+                           f"intact in {output}", EXIT_IO) from None
         ui.summary(Path(config.file), output, self.original, result, outcome, report)
         return code
 

@@ -93,16 +93,23 @@ class WorkDir:
         return Journal(self.path / JOURNAL_FILE)
 
     def log(self, line: str) -> None:
-        with append_only(self.path / LOG_FILE) as f:
-            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+        """Best effort: a log line that cannot be written (disk full) must not stop the run."""
+        try:
+            fd = append_only(self.path / LOG_FILE)
+            try:
+                os.write(fd, f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n".encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
 
     def _write_json(self, name: str, data: dict[str, Any]) -> None:
         atomic_write(self.path / name, (json.dumps(data, indent=1, default=str) + "\n").encode())
 
 
-def append_only(path: Path):
-    """Open for appending, never through a symlink planted in the work directory."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600), "a")
+def append_only(path: Path) -> int:
+    """A descriptor for appending, never through a symlink planted in the work directory."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
 
 
 class Journal:
@@ -115,17 +122,24 @@ class Journal:
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self.repeated = 0         # keys that appear more than once (should stay 0)
         self._load()
-        self._file = append_only(path)
+        self._fd = append_only(path)
 
     def _load(self) -> None:
         try:
-            lines = self.path.read_bytes().split(b"\n")
+            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW)
         except FileNotFoundError:
             return
-        if lines and lines[-1]:  # a kill while appending leaves a torn last line: drop it
-            self.path.write_bytes(b"\n".join(lines[:-1]) + (b"\n" if len(lines) > 1 else b""))
-        for line in lines[:-1]:
-            record = json.loads(line)
+        with os.fdopen(fd, "rb+") as f:
+            data = f.read()
+            lines = data.split(b"\n")
+            if lines[-1]:  # a kill while appending leaves a torn last line: drop it
+                f.truncate(len(data) - len(lines[-1]))
+        for number, line in enumerate(lines[:-1], 1):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                raise WorkDirError(f"{self.path}: line {number} is not a journal record; the work directory "
+                                   "was changed by something else") from None
             self.elapsed = max(self.elapsed, record["t"])
             self.tests += 1
             if record.get("check"):  # a stability check, not the candidate's verdict
@@ -136,9 +150,8 @@ class Journal:
     def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False) -> None:
         record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
                   "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {})}
-        self._file.write(json.dumps(record) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        os.write(self._fd, (json.dumps(record) + "\n").encode())  # one unbuffered append per record
+        os.fsync(self._fd)
 
     def close(self) -> None:
-        self._file.close()
+        os.close(self._fd)

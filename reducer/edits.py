@@ -3,6 +3,7 @@ call-site arguments are one item). Items compose by union, which is what makes d
 of overlapping or nested items well defined."""
 from __future__ import annotations
 
+import re
 from typing import Iterable, NamedTuple
 
 
@@ -14,6 +15,7 @@ class Edit(NamedTuple):
 
 Item = tuple[Edit, ...]
 
+_BLANKS = re.compile(rb"[ \t\r\n]*")
 _OPENERS = b"([{<"
 _CLOSERS = b")]}>;"
 
@@ -38,27 +40,28 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
         out += replacement
         pos = end
     out += text[pos:]
+    run_start = len(out) + 1
     for j in reversed(junctions):
-        _repair_separator(out, j)
+        if j < run_start:  # junctions in one run of blanks share one repair
+            run_start = _repair_separator(out, j)
     return bytes(out)
 
 
-def _repair_separator(out: bytearray, j: int) -> None:
+def _repair_separator(out: bytearray, j: int) -> int:
     """Deleting list elements leaves `f(a, )`, `f(, b)` or `f(a, , b)`: drop the stray comma.
     Stray separators are the classic failure of syntax-tree reducers; checking only at deletion
-    points keeps every other comma of the file untouched."""
+    points keeps every other comma of the file untouched. Returns where the blanks around j start."""
     left = j - 1
     while left >= 0 and out[left] in b" \t\r\n":
         left -= 1
-    right = j
-    while right < len(out) and out[right] in b" \t\r\n":
-        right += 1
+    right = _BLANKS.match(out, j).end()
     if left < 0 or right >= len(out):
-        return
+        return left + 1
     if out[left] == ord(",") and (out[right] in _CLOSERS or out[right] == ord(",")):
         del out[left]
     elif out[left] in _OPENERS and out[right] == ord(","):
         del out[right]
+    return left + 1
 
 
 def deletion(start: int, end: int) -> Item:

@@ -15,9 +15,10 @@ CONTAINERS = frozenset({
 _PUNCTUATION_ONLY = frozenset({"{", "}", "#endif", "#else", "#if", "#ifdef", "#ifndef", "#elif"})
 
 
-def deletable(node: Node) -> bool:
+def deletable(node: Node, fields: dict | None = None) -> bool:
     """A child of a container that is not the container's own syntax (braces, #endif, the
-    condition of an #if, the label of a case)."""
+    condition of an #if, the label of a case). `fields` is the caller's memo of field names, which
+    keeps a walk over a container with many children linear."""
     parent = node.parent
     if parent is None or parent.type not in CONTAINERS:
         return False
@@ -25,15 +26,15 @@ def deletable(node: Node) -> bool:
         return False
     if parent.type != "ERROR" and not node.is_named:
         return False
-    field = _field_of(parent, node)
+    field = _field_of(parent, node, {} if fields is None else fields)
     return field not in ("condition", "name", "value", "alternative")
 
 
-def _field_of(parent: Node, child: Node) -> str | None:
-    for i, c in enumerate(parent.children):
-        if c.id == child.id:
-            return parent.field_name_for_child(i)
-    return None
+def _field_of(parent: Node, child: Node, fields: dict) -> str | None:
+    names = fields.get(parent.id)
+    if names is None:
+        names = fields[parent.id] = {c.id: parent.field_name_for_child(i) for i, c in enumerate(parent.children)}
+    return names.get(child.id)
 
 
 _NAME_FIELDS = ("declarator", "name", "field", "function")

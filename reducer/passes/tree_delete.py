@@ -16,12 +16,13 @@ class TreeDelete(Pass):
         if src.root is None:
             return None
         depth: dict[int, int] = {}  # node id -> number of deletable ancestors (incl. itself)
+        fields: dict = {}
         items, deeper = [], False
         for node in src.nodes():
             parent_depth = depth.get(node.parent.id, 0) if node.parent is not None else 0
-            here = parent_depth + deletable(node)
-            depth[node.id] = here
-            if deletable(node):
+            removable = deletable(node, fields)
+            here = depth[node.id] = parent_depth + removable
+            if removable:
                 if here - 1 == round:
                     items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
                 elif here - 1 > round:

@@ -48,7 +48,8 @@ def run_one(tool: str, case: Path, jobs: int, timeout: float) -> dict:
         if tool == "ours":
             out = work / f"{source.stem}.out{source.suffix}"
             cmd = [str(ROOT / ".venv/bin/reduce"), str(target), "--test", str(wrapper), "-j", str(jobs),
-                   "-o", str(out), "-q", "--timeout", str(timeout)]
+                   "-o", str(out), "-q", "--timeout", str(timeout),
+                   "--no-recheck", "--check-repeat", "1"]  # as the peers: one test per candidate
         elif tool == "cvise":
             out = target
             cmd = ["cvise", "--n", str(jobs), "--timeout", str(int(timeout)), str(wrapper), target.name]

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from interestingness.check import run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.script import ScriptError, ScriptOracle
 from interestingness.spill import OracleSetupError, SpillOracle
@@ -372,8 +373,6 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
 
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:
     """`reduce check` reports of the original and the result, kept in the state for the report."""
-    from interestingness.check import run_check
-
     options = dict(clang=config.clang, kernel=list(oracle.targets), predicate=config.predicate,
                    timeout=config.timeout)
     state["metrics"] = {role: run_check(config.file, config.flags, content=content, **options)

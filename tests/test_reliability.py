@@ -168,3 +168,25 @@ def test_crlf_and_bom_survive(tmp_path):
     assert r.returncode == 0, r.stderr
     out = (tmp_path / "case.reduced.c").read_bytes()
     assert b"MARK" in out and b"\n" not in out.replace(b"\r\n", b"")
+
+
+def test_hostile_sources_reduce_or_fail_clearly(tmp_path):
+    """Binary, invalid UTF-8, a 1 MB single line, deep nesting, unterminated comments and strings:
+    a reduction (here cut short by a test budget) or a one-line error, never a traceback."""
+    line = b" ".join(b"int v%d = %d;" % (i, i % 97) for i in range(70_000)).replace(b"v35000 ", b"MARK ")
+    cases = {
+        "binary.c": bytes(range(256)) * 40 + b"MARK",
+        "utf8.c": b"int \xff\xfe x; /* \xc3\x28 */ int MARK;\n",
+        "line.c": line,
+        "nested.c": b"void f() " + b"{" * 1000 + b"MARK;" + b"}" * 1000 + b"\n",
+        "comment.c": b"int MARK; /* never closed\nint y;\n",
+        "string.c": b'const char* s = "never closed;\nint MARK;\n',
+    }
+    test = write_script(tmp_path / "t.sh", 'grep -q MARK -- "$1"\n')
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        r = reduce(name, "--test", test, "--test-arg", "--max-tests", 30, "-j", 2, cwd=tmp_path)
+        assert r.returncode in (0, 7), (name, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr, name
+        out = (tmp_path / name.replace(".c", ".reduced.c")).read_bytes()
+        assert b"MARK" in out and len(out) < len(data), name

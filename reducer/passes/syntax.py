@@ -15,11 +15,11 @@ CONTAINERS = frozenset({
 _PUNCTUATION_ONLY = frozenset({"{", "}", "#endif", "#else", "#if", "#ifdef", "#ifndef", "#elif"})
 
 
-def deletable(node: Node, fields: dict | None = None) -> bool:
+def deletable(node: Node, fields: dict | None = None, parent: Node | None = None) -> bool:
     """A child of a container that is not the container's own syntax (braces, #endif, the
-    condition of an #if, the label of a case). `fields` is the caller's memo of field names, which
-    keeps a walk over a container with many children linear."""
-    parent = node.parent
+    condition of an #if, the label of a case). A walk passes the node's parent and its memo of
+    field names (`fields`), which keeps it linear on wide or deep trees."""
+    parent = parent if parent is not None else node.parent
     if parent is None or parent.type not in CONTAINERS:
         return False
     if node.type in _PUNCTUATION_ONLY or node.type == "comment":

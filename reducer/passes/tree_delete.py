@@ -13,18 +13,21 @@ class TreeDelete(Pass):
     needs_tree = True
 
     def items(self, src: Source, round: int) -> list[Item] | None:
+        """The deletable nodes with `round` deletable ancestors; None when there are none, and so
+        none deeper either."""
         if src.root is None:
             return None
-        depth: dict[int, int] = {}  # node id -> number of deletable ancestors (incl. itself)
         fields: dict = {}
-        items, deeper = [], False
-        for node in src.nodes():
-            parent_depth = depth.get(node.parent.id, 0) if node.parent is not None else 0
-            removable = deletable(node, fields)
-            here = depth[node.id] = parent_depth + removable
-            if removable:
-                if here - 1 == round:
+        items = []
+        # (node, parent, deletable ancestors): the walk carries parents, since Node.parent descends
+        # from the root, and it stops at this round's nodes, so deep nesting stays cheap
+        stack = [(src.root, None, 0)]
+        while stack:
+            node, parent, depth = stack.pop()
+            if parent is not None and deletable(node, fields, parent):
+                if depth == round:
                     items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
-                elif here - 1 > round:
-                    deeper = True
-        return items if items or deeper else None
+                    continue
+                depth += 1
+            stack.extend((c, node, depth) for c in reversed(node.children))
+        return items or None

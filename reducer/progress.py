@@ -83,7 +83,9 @@ class Progress:
         if not self.quiet:
             self.console.print(message, highlight=False, soft_wrap=True)
 
-    def summary(self, file: Path, output: Path, original: bytes, result: bytes, outcome: str, report: Path) -> None:
+    def summary(self, file: Path, output: Path, original: bytes, start: bytes, result: bytes, outcome: str,
+                report: Path) -> None:
+        """`start` is what the engine reduced: the original with its project headers flattened in."""
         c = self.counters
         per_pass = self._status.per_pass if self._status else {}
         passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
@@ -92,8 +94,9 @@ class Progress:
         elapsed = self.budget.elapsed() if self.budget else 0.0
         lines = [
             f"{outcome}: {file} -> {output}",
-            f"  bytes  {len(original)} -> {len(result)} ({1 - len(result) / max(1, len(original)):.1%} removed)",
-            f"  tokens {count_tokens(original)} -> {count_tokens(result)}",
+            f"  bytes  {len(start)} -> {len(result)} ({1 - len(result) / max(1, len(start)):.1%} removed)"
+            + (f"; {len(original)} before flattening" if start != original else ""),
+            f"  tokens {count_tokens(start)} -> {count_tokens(result)}",
             f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
             f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.replayed} replayed from "
             f"the journal, {c.infra_retries} retried",
@@ -105,7 +108,8 @@ class Progress:
             self.log(line)
         if self.json_lines:
             self._emit({"event": "end", "outcome": outcome, "output": str(output), "bytes": len(result),
-                        "original_bytes": len(original), "tests": c.tests, "report": str(report)})
+                        "start_bytes": len(start), "original_bytes": len(original), "tests": c.tests,
+                        "report": str(report)})
         else:  # the outcome is not progress: --quiet still shows it
             self.console.print("\n".join(lines), highlight=False, soft_wrap=True)
 

@@ -250,7 +250,7 @@ class _Session:
         except OSError as e:
             raise RunError(f"{outcome}, but the report cannot be written ({e.strerror or e}); the result is "
                            f"intact in {output}", EXIT_IO) from None
-        ui.summary(Path(config.file), output, self.original, result, outcome, report)
+        ui.summary(Path(config.file), output, self.original, text, result, outcome, report)
         return code
 
     def _start_text(self) -> bytes:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .exits import EXIT_BUDGET, EXIT_INTERRUPTED
 from .files import atomic_write
 from .workdir import RUN_FILE, WorkDir
 
@@ -168,8 +169,8 @@ def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: set)
         children.add(child)
         code = child.wait()
         children.discard(child)
-    error = _last_error(log) if code not in (0, 7) else ""
-    outcome = {0: "done", 7: "stopped by budget", 130: "interrupted"}.get(code, "failed")
+    error = _last_error(log) if code not in (0, EXIT_BUDGET) else ""
+    outcome = {0: "done", EXIT_BUDGET: "stopped by budget", EXIT_INTERRUPTED: "interrupted"}.get(code, "failed")
     echo(f"[batch] {case.name}: {outcome}" + (f": {error}" if error else ""))
     return {"outcome": outcome, "code": code, "error": error, "workdir": str(workdir), "log": str(log)}
 

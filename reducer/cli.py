@@ -16,7 +16,7 @@ from interestingness.check import format_check, run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.toolchain import ToolchainError
 
-from . import batch, runs
+from . import batch, exits, runs
 from .budget import parse_duration
 from .files import default_output
 from .report import write_report
@@ -174,7 +174,7 @@ def report(workdir: Path) -> None:
     try:
         wd = WorkDir.open(workdir)
     except WorkDirError as e:
-        raise Fail(str(e), runs.EXIT_INPUT) from None
+        raise Fail(str(e), exits.EXIT_INPUT) from None
     path = write_report(wd)
     click.echo(path.read_text())
     click.echo(f"(written to {path}, with {path.parent / 'summary.json'})", err=True)
@@ -191,12 +191,12 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
     try:
         cases, settings = batch.load(manifest)
     except batch.ManifestError as e:
-        raise Fail(str(e), runs.EXIT_INPUT) from None
+        raise Fail(str(e), exits.EXIT_INPUT) from None
     out = (out or manifest.with_name(manifest.name + ".batch")).absolute()
     result = batch.run_batch(cases, out, parallel or settings.get("parallel", 1),
                              echo=(lambda line: None) if quiet else (lambda line: click.echo(line, err=True)))
     click.echo(result.report.read_text())
-    sys.exit(0 if result.all_ok else runs.EXIT_BATCH_FAILED)
+    sys.exit(0 if result.all_ok else exits.EXIT_BATCH_FAILED)
 
 
 @main.command("check")
@@ -217,10 +217,10 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     except runs.RunError as e:
         raise Fail(str(e), e.code) from None
     except (ToolchainError, PredicateError) as e:
-        raise Fail(str(e), runs.EXIT_TEST) from None
+        raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
     if not report["interesting"]:
-        sys.exit(runs.EXIT_NOT_INTERESTING)
+        sys.exit(exits.EXIT_NOT_INTERESTING)
 
 
 def _finish(go: Callable[[], int]) -> None:
@@ -231,8 +231,8 @@ def _finish(go: Callable[[], int]) -> None:
     except runs.RunError as e:
         raise Fail(str(e), e.code) from None
     except KeyboardInterrupt:
-        raise Fail("interrupted before the reduction started", runs.EXIT_INTERRUPTED) from None
-    if code == runs.EXIT_INTERRUPTED:
+        raise Fail("interrupted before the reduction started", exits.EXIT_INTERRUPTED) from None
+    if code == exits.EXIT_INTERRUPTED:
         raise Fail("interrupted: the best result so far is kept; continue with `reduce resume`", code)
     sys.exit(code)
 

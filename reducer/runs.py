@@ -23,6 +23,16 @@ from . import passes
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Status
+from .exits import (
+    EXIT_BUDGET,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_IO,
+    EXIT_NOT_INTERESTING,
+    EXIT_ORIGINAL_TIMEOUT,
+    EXIT_TEST,
+    EXIT_UNSTABLE,
+)
 from .evaluate import Evaluator
 from .files import atomic_write
 from .flatten import flatten, include_dirs
@@ -31,18 +41,6 @@ from .progress import Progress
 from .report import write_bundle, write_report
 from .source import Source, language_for
 from .workdir import WorkDir, WorkDirError
-
-# Distinct exit codes, so scripts can tell why a run did not reduce.
-EXIT_INPUT = 3             # input file missing, unreadable, or output/workdir would be overwritten
-EXIT_TEST = 4              # test script or oracle cannot be set up
-EXIT_NOT_INTERESTING = 5   # the original is not interesting
-EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
-EXIT_BUDGET = 7            # stopped by --time-budget or --max-tests (resumable)
-EXIT_BATCH_FAILED = 8      # a batch finished, but not every case did
-EXIT_UNSTABLE = 9          # the test gives different verdicts on the same file
-EXIT_IO = 10               # the run's files cannot be written (disk full); the best file is intact
-EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)
-
 
 class RunError(Exception):
     def __init__(self, message: str, code: int):

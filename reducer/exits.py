@@ -1,0 +1,12 @@
+"""Exit codes of every command, distinct so that scripts and batches can tell why a run did
+not reduce (README.md has the table)."""
+
+EXIT_INPUT = 3             # input file missing, unreadable, or output/workdir would be overwritten
+EXIT_TEST = 4              # test script or oracle cannot be set up
+EXIT_NOT_INTERESTING = 5   # the original is not interesting
+EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
+EXIT_BUDGET = 7            # stopped by --time-budget or --max-tests (resumable)
+EXIT_BATCH_FAILED = 8      # a batch finished, but not every case did
+EXIT_UNSTABLE = 9          # the test gives different verdicts on the same file
+EXIT_IO = 10               # the run's files cannot be written (disk full); the best file is intact
+EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)

@@ -46,7 +46,10 @@ class VerdictCache:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         if directory.is_symlink():
             raise OSError(f"refusing a symlinked cache directory: {directory}")
-        self._db = sqlite3.connect(directory / "verdicts.sqlite", timeout=60, isolation_level=None)
+        # check_same_thread=False: a caller sharing one cache between threads serializes its calls
+        # (reducer/ir_server.py holds a lock)
+        self._db = sqlite3.connect(directory / "verdicts.sqlite", timeout=60, isolation_level=None,
+                                   check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")

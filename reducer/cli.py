@@ -1,4 +1,4 @@
-"""`reduce FILE --test SCRIPT` / `reduce FILE -- FLAGS` / `reduce check FILE -- FLAGS`."""
+"""`reduce FILE --test SCRIPT` / `reduce FILE -- FLAGS` / `reduce check FILE -- FLAGS` / `reduce ir ...`."""
 from __future__ import annotations
 
 import json
@@ -20,28 +20,24 @@ from interestingness.toolchain import ToolchainError
 
 from . import passes
 from .cache import VerdictCache, default_cache_dir
+from .cli_common import (
+    EXIT_INTERRUPTED,
+    EXIT_NOT_INTERESTING,
+    EXIT_ORIGINAL_TIMEOUT,
+    EXIT_TEST,
+    Fail,
+    check_output,
+    read_input,
+    stop,
+)
 from .engine import Engine
 from .evaluate import Evaluator
 from .files import atomic_write, default_output
 from .flatten import flatten, include_dirs
+from .ir_cli import ir
 from .lexer import count_tokens
 from .progress import Progress
 from .source import Source, language_for
-
-# Distinct exit codes, so scripts can tell why a run did not reduce.
-EXIT_INPUT = 3            # input file missing, unreadable or would be overwritten
-EXIT_TEST = 4             # test script or oracle cannot be set up
-EXIT_NOT_INTERESTING = 5  # the original is not interesting
-EXIT_ORIGINAL_TIMEOUT = 6  # the test times out on the original
-EXIT_INTERRUPTED = 130
-
-
-class Fail(click.ClickException):
-    """A one-line error with its own exit code."""
-
-    def __init__(self, message: str, code: int):
-        super().__init__(message)
-        self.exit_code = code
 
 
 def spill_options(f):
@@ -72,7 +68,11 @@ def main() -> None:
     reduce FILE --test SCRIPT      C-Reduce-style script: exit 0 = interesting
     reduce FILE -- CLANG_FLAGS     built-in oracle: spills under full offload LTO only
     reduce check FILE -- FLAGS     show the spill metrics of both builds
+    reduce ir INPUT.bc|INPUT.ll    reduce the IR given to codegen to a lit test llc spills on
     """
+
+
+main.add_command(ir)
 
 
 @main.command("run")
@@ -114,9 +114,9 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     clang FLAGS given after `--`."""
     if scheduler and backend != "dask":
         raise click.UsageError("--scheduler needs --backend dask")
-    signal.signal(signal.SIGTERM, _stop)  # a kill from a job scheduler stops like Ctrl-C
-    text = _read_input(file)
-    output = _check_output(file, output or default_output(file), force)
+    signal.signal(signal.SIGTERM, stop)  # a kill from a job scheduler stops like Ctrl-C
+    text = read_input(file)
+    output = check_output(file, output or default_output(file), force)
     language = language_for(file, text)
     first, main_passes, last = _schedule(pass_names)
     if keep_artifacts is not None:
@@ -173,7 +173,7 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
-    _read_input(file)
+    read_input(file)
     try:
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
                            predicate=predicate, timeout=timeout)
@@ -184,34 +184,9 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
         sys.exit(EXIT_NOT_INTERESTING)
 
 
-def _stop(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 def _note(quiet: bool, message: str) -> None:
     if not quiet:
         click.echo(message, err=True)
-
-
-def _read_input(file: Path) -> bytes:
-    try:
-        return file.read_bytes()
-    except FileNotFoundError:
-        raise Fail(f"no such file: {file}", EXIT_INPUT) from None
-    except IsADirectoryError:
-        raise Fail(f"is a directory, not a file: {file}", EXIT_INPUT) from None
-    except OSError as e:
-        raise Fail(f"cannot read {file}: {e.strerror}", EXIT_INPUT) from None
-
-
-def _check_output(file: Path, output: Path, force: bool) -> Path:
-    if output.resolve() == file.resolve():
-        raise Fail(f"refusing to write the result over the input file {file}", EXIT_INPUT)
-    if output.exists() and not force:
-        raise Fail(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
-    if not output.parent.is_dir():
-        raise Fail(f"output directory does not exist: {output.parent}", EXIT_INPUT)
-    return output
 
 
 def _schedule(pass_names: str | None):

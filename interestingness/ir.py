@@ -60,7 +60,6 @@ class LlvmTools:
     llvm_reduce: str
     llvm_dis: str
     llvm_as: str
-    filecheck: str
     cxxfilt: str  # the name metrics.demangle reads
 
     def identity(self) -> dict[str, Any]:
@@ -79,8 +78,8 @@ def find_llvm_tools(llc: str | os.PathLike | None = None) -> LlvmTools:
         raise ToolchainError(f"no llc found ({' or '.join(wanted)})")
     bindir = Path(found).parent
     names = {"opt": "opt", "llvm_extract": "llvm-extract", "llvm_reduce": "llvm-reduce", "llvm_dis": "llvm-dis",
-             "llvm_as": "llvm-as", "filecheck": "FileCheck", "cxxfilt": "llvm-cxxfilt"}
-    missing = [tool for tool in names.values() if not (bindir / tool).exists()]
+             "llvm_as": "llvm-as", "cxxfilt": "llvm-cxxfilt"}
+    missing = [tool for tool in (*names.values(), "FileCheck") if not (bindir / tool).exists()]  # lit runs FileCheck
     if missing:
         raise ToolchainError(f"{', '.join(missing)} not found beside {found} (the llvm-22 and llvm-22-tools "
                              "packages have them)")
@@ -188,19 +187,6 @@ class IrOracle:
             "env": compiler_env(os.environ),
             "timeout": self.timeout,
         }
-
-    def config(self) -> dict[str, Any]:
-        """JSON-ready fields, from which `from_config` rebuilds the oracle in another process."""
-        return {**{f: getattr(self, f) for f in ("predicate", "kernel", "flags", "alt_flags", "cpu", "triple",
-                                                  "min_spills", "timeout", "target")},
-                "tools": self.tools.__dict__}
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> IrOracle:
-        fields = dict(config, tools=LlvmTools(**config["tools"]), flags=tuple(config["flags"]))
-        if fields["alt_flags"] is not None:
-            fields["alt_flags"] = tuple(fields["alt_flags"])
-        return cls(**fields)
 
     def sides(self) -> tuple[str, ...]:
         return SIDES if self.differential else (LLC,)

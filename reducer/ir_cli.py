@@ -41,6 +41,7 @@ from .ir_reduce import IrReducer, instruction_count
 from .ir_server import VerdictServer
 from .lit import lit_test, verify
 
+DEFAULT_LLVM_REDUCE_FLAGS = "--skip-delta-passes=operands-skip"
 _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_LLC_REJECTS,
                "not-interesting": EXIT_NOT_INTERESTING}
 
@@ -62,8 +63,9 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("--llc-flags", default="", help="Extra llc flags, one shell-quoted string (e.g. '-O2 -misched=...').")
 @click.option("--alt-flags", help="llc flags of the other side of a differential (alt.* in --predicate); "
               "'' for plain llc.")
-@click.option("--llvm-reduce-flags", default="", help="Extra llvm-reduce flags, one shell-quoted string "
-              "(e.g. '--delta-passes=instructions,basic-blocks').")
+@click.option("--llvm-reduce-flags", default=DEFAULT_LLVM_REDUCE_FLAGS, show_default=True,
+              help="llvm-reduce flags, one shell-quoted string (e.g. '--delta-passes=instructions,basic-blocks'); "
+              "the default skips the one delta pass that costs most and removes least (notes/ir.md).")
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")
 @click.option("--clang", help="clang++ for --from-source [default: as `reduce run`].")

@@ -11,13 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, needs_clang22
+from kernels import pressure
+
 from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module
 from interestingness.metrics import METRIC_NAMES
 from interestingness.precodegen import build_precodegen
 from interestingness.predicates import PredicateError
-from kernels import pressure
 from reducer.ir_reduce import instruction_count
 from reducer.ir_server import VerdictServer
 from reducer.lit import verify
@@ -107,7 +107,9 @@ def test_server_answers_llvm_reduces_test_and_remembers(tools, small, tmp_path):
     bitcode = small[0].read_bytes()
     (tmp_path / "calm.bc").write_bytes(read_module(CALM_LL.encode(), tools)[0])
     with VerdictServer(IrOracle(tools).resolve(bitcode), None, tmp_path) as server:
-        ask = lambda f, script=server.script: subprocess.run([script, f], cwd=tmp_path).returncode  # noqa: E731
+        def ask(candidate: Path, script: Path = server.script) -> int:
+            return subprocess.run([script, candidate], cwd=tmp_path).returncode
+
         assert ask(small[0]) == 0 and ask(tmp_path / "calm.bc") == 1 and ask(small[0]) == 0
         assert server.counters.tests == 2 and server.counters.memo_hits == 1
         forged = tmp_path / "forged.sh"  # the right port, the wrong token: no answer, not interesting

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def main() -> None:
     ap.add_argument("case", type=Path)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--factor", type=float, default=2.0, help="stop llvm-reduce after this many times our wall time")
+    ap.add_argument("--delta-passes", help="run only these delta passes on both sides (a quick check of this script)")
     args = ap.parse_args()
     tools = find_llvm_tools()
     os.chdir(ROOT)
@@ -73,24 +75,27 @@ def main() -> None:
         script.chmod(0o755)
         plain_out = work / "plain.bc"
         start = time.monotonic()
-        plain = subprocess.Popen([tools.llvm_reduce, f"-j={args.jobs}", f"--test={script}", "-o", str(plain_out),
-                                  str(work / "input.bc")], cwd=work, stdout=subprocess.DEVNULL,
+        passes = [f"--delta-passes={args.delta_passes}"] if args.delta_passes else []
+        plain = subprocess.Popen([tools.llvm_reduce, f"-j={args.jobs}", f"--test={script}", *passes, "-o",
+                                  str(plain_out), str(work / "input.bc")], cwd=work, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        plain_end: list[float] = []  # when llvm-reduce exits, even while ours still runs
+        waiter = threading.Thread(target=lambda: (plain.wait(), plain_end.append(time.monotonic())), daemon=True)
+        waiter.start()
         ours = subprocess.run([sys.executable, "-m", "reducer.cli", "ir", str(work / "input.bc"), "-o",
-                               str(work / "ours.ll"), "-j", str(args.jobs), "--cache-dir", str(work / "cache")],
+                               str(work / "ours.ll"), "-j", str(args.jobs), "--cache-dir", str(work / "cache"),
+                               *(["--llvm-reduce-flags", *passes] if passes else [])],
                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         ours_wall = time.monotonic() - start
         if ours.returncode != 0:
             plain.kill()
             raise SystemExit(f"ours failed: {ours.stderr[-2000:]}")
-        try:
-            plain.wait(timeout=max(0.0, args.factor * ours_wall - (time.monotonic() - start)))
-            finished = True
-        except subprocess.TimeoutExpired:
+        waiter.join(timeout=max(0.0, args.factor * ours_wall - (time.monotonic() - start)))
+        finished = bool(plain_end)
+        if not finished:
             os.killpg(plain.pid, signal.SIGTERM)
-            plain.wait()
-            finished = False
-        plain_wall = time.monotonic() - start
+            waiter.join()
+        plain_wall = plain_end[0] - start
         summary = {line.split()[0]: line for line in ours.stderr.splitlines() if line.startswith("  ")}
         ours_tests = summary["tests"].split()[1]
         ours_memo = f"{summary['tests'].split(', ')[1].split()[0]}"

@@ -127,9 +127,9 @@ class IrReducer:
 
     def drop_lines(self, module: bytes, text: str) -> tuple[bytes | None, str]:
         """ddmin over the lines of the textual IR, biggest chunks first, `jobs` candidates at a time
-        (the first interesting one in order wins). What llvm-reduce leaves here is module-level:
-        the datalayout and triple (llc's -mtriple supplies both), declarations and attribute
-        groups no delta pass drops. A candidate llvm-as cannot parse costs no llc run."""
+        (the first interesting one in order wins). What llvm-reduce leaves here is module-level,
+        e.g. the datalayout and triple (the RUN line's -mtriple supplies both). A candidate
+        llvm-as cannot parse costs no llc run."""
         lines = text.splitlines(keepends=True)
         best, dropped = None, 0
         size = max(1, len(lines) // 2)

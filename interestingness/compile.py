@@ -43,7 +43,7 @@ _ARCH = ("--offload-arch", "--cuda-gpu-arch")
 _ENV_PREFIXES = ("CLANG", "LLVM", "HIP", "ROCM", "AMD", "CCC_")
 _ENV_NAMES = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "COMPILER_PATH", "LIBRARY_PATH"}
 # Tool died for reasons outside the candidate (the driver reports a killed child this way).
-_INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
+INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
                            r"|std::bad_alloc|No space left on device|Disk quota exceeded")
 
 
@@ -128,11 +128,17 @@ class Compiler:
     env: tuple[tuple[str, str], ...] = field(default_factory=lambda: tuple(compiler_env(os.environ).items()))
 
     def command(self, side: str, emit: str = "asm") -> list[str]:
-        """The exact clang command for one side; `emit` is "asm" (what the oracle reads) or "obj"."""
+        """The exact clang command for one side; `emit` is "asm" (what the oracle reads), "obj",
+        or "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
+        goes into codegen, out.s.0.5.precodegen.bc; the driver's -save-temps would change the build)."""
         if emit == "obj":
             output = ["-c", "-o", OBJ_OUT]
+        elif emit == "precodegen" and side == LTO:
+            output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-Xoffload-linker", "--save-temps", "-o", ASM_OUT]
         elif side == LTO:  # the asm comes out of the device link step: out.s.lto[.N].s
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
+        elif emit == "precodegen":
+            raise ValueError("precodegen bitcode exists on the LTO side only")
         else:
             output = ["-S", "-o", ASM_OUT]
         return [*self._device_compile(side), *output, _operand(self.file_name)]
@@ -148,8 +154,8 @@ class Compiler:
                 f"-iquote{self.source_dir}", "-fno-crash-diagnostics", *self.flags, *mode,
                 "--offload-device-only", "--no-gpu-bundle-output"]
 
-    def compile(self, side: str, content: bytes) -> Compiled:
-        cmd = self.command(side)
+    def compile(self, side: str, content: bytes, emit: str = "asm") -> Compiled:
+        cmd = self.command(side, emit)
         try:
             work = test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:
@@ -163,7 +169,7 @@ class Compiler:
             if res.timed_out:
                 return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
                                 message=f"timeout after {self.timeout:g}s", artifacts=kept)
-            if res.killed_by_signal or _INFRA_STDERR.search(res.stderr):
+            if res.killed_by_signal or INFRA_STDERR.search(res.stderr):
                 why = f"signal {res.killed_by_signal}" if res.killed_by_signal else _first_lines(res.stderr)
                 return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=why, artifacts=kept)
             if res.returncode != 0:

@@ -1,6 +1,7 @@
 """A small, safe predicate language over one kernel's metrics on both sides.
 
-Names are `lto.<metric>` and `nolto.<metric>` (metrics: see `interestingness.metrics.METRICS`);
+Names are `SIDE.<metric>` (metrics: see `interestingness.metrics.METRICS`) for two sides, by default
+`lto` and `nolto`; the IR oracle names its two llc runs `llc` and `alt`;
 allowed: numbers, + - * /, comparisons (chains too), and/or/not, parentheses. Parsed with `ast`
 against a whitelist and interpreted, never eval'd. `x / 0` follows IEEE (inf, or nan for 0/0).
 
@@ -49,32 +50,34 @@ class PredicateError(ValueError):
 
 
 class Predicate:
-    """A parsed predicate. Pickles as its source text."""
+    """A parsed predicate over two sides' metrics. Pickles as its source text and side names."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, sides: tuple[str, str] = SIDE_NAMES):
         self.source = source
+        self.sides = sides
         try:
             tree = ast.parse(source.strip(), mode="eval")
         except SyntaxError as e:
             raise PredicateError(f"syntax error in predicate {source!r}: {e.msg}") from None
-        _check(tree.body)
+        _check(tree.body, sides)
         self._tree = tree.body
         self.names = tuple(sorted(_names(tree)))  # metrics it reads, e.g. "lto.spill_ops"
         self.canonical = ast.unparse(tree)
 
     def __reduce__(self):
-        return (Predicate, (self.source,))
+        return (Predicate, (self.source, self.sides))
 
     def __repr__(self) -> str:
         return f"Predicate({self.source!r})"
 
-    def evaluate(self, lto: Mapping[str, Any] | None, nolto: Mapping[str, Any] | None) -> bool | None:
-        """True / False, or None when unknown metrics leave it undecided."""
-        return _truth(_eval(self._tree, {"lto": lto, "nolto": nolto}))
+    def evaluate(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> bool | None:
+        """True / False, or None when unknown metrics leave it undecided. The tables are the
+        metrics of the sides in `sides` order; None for a side not computed (yet)."""
+        return _truth(_eval(self._tree, dict(zip(self.sides, (first, second)))))
 
-    def explain(self, lto: Mapping[str, Any] | None, nolto: Mapping[str, Any] | None) -> str:
+    def explain(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> str:
         """Why it is not true: the first top-level `and` operand that is not, with its values."""
-        env = {"lto": lto, "nolto": nolto}
+        env = dict(zip(self.sides, (first, second)))
         node = self._tree
         parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
         for part in parts:
@@ -84,28 +87,28 @@ class Predicate:
         return "true"
 
 
-def _check(node: ast.AST) -> None:
+def _check(node: ast.AST, sides: tuple[str, str]) -> None:
     if isinstance(node, ast.BoolOp):
         for v in node.values:
-            _check(v)
+            _check(v, sides)
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub, ast.UAdd)):
-        _check(node.operand)
+        _check(node.operand, sides)
     elif isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-        _check(node.left)
-        _check(node.right)
+        _check(node.left, sides)
+        _check(node.right, sides)
     elif isinstance(node, ast.Compare) and all(type(o) in _COMPARE for o in node.ops):
         for v in (node.left, *node.comparators):
-            _check(v)
+            _check(v, sides)
     elif isinstance(node, ast.Constant) and type(node.value) in (int, float):
         pass
     elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-          and node.value.id in SIDE_NAMES):
+          and node.value.id in sides):
         if node.attr not in METRIC_NAMES:
             raise PredicateError(f"unknown metric {node.value.id}.{node.attr!s}; known: "
                                  + ", ".join(sorted(METRIC_NAMES)))
     else:
-        raise PredicateError(f"not allowed in a predicate: {ast.unparse(node)!r} (use lto.<metric>, nolto.<metric>,"
-                             " numbers, + - * /, comparisons, and/or/not)")
+        raise PredicateError(f"not allowed in a predicate: {ast.unparse(node)!r} (use {sides[0]}.<metric>, "
+                             f"{sides[1]}.<metric>, numbers, + - * /, comparisons, and/or/not)")
 
 
 def _names(node: ast.AST) -> set[str]:

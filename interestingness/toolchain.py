@@ -93,14 +93,14 @@ def _detect(clang: str) -> Toolchain:
         clang=clang,
         version=version,
         commit=commit.group(1) if commit else None,
-        sha256=_sha256(resolved),
-        lib_sha256=_llvm_libs(resolved),
+        sha256=file_sha256(resolved),
+        lib_sha256=llvm_lib_hashes(resolved),
         lld=lld,
-        lld_sha256=_sha256(Path(lld).resolve()) if lld else None,
+        lld_sha256=file_sha256(Path(lld).resolve()) if lld else None,
         affected=_defaults_to_offload_lto(clang),
-        readelf=_sibling("llvm-readelf", bindir, resolved.parent),
-        objdump=_sibling("llvm-objdump", bindir, resolved.parent),
-        cxxfilt=_sibling("llvm-cxxfilt", bindir, resolved.parent),
+        readelf=sibling("llvm-readelf", bindir, resolved.parent),
+        objdump=sibling("llvm-objdump", bindir, resolved.parent),
+        cxxfilt=sibling("llvm-cxxfilt", bindir, resolved.parent),
     )
 
 
@@ -126,7 +126,7 @@ def _checked(cmd: list[str], what: str) -> str:
     return res.stdout
 
 
-def _sibling(tool: str, *dirs: Path) -> str:
+def sibling(tool: str, *dirs: Path) -> str:
     for d in dirs:
         if (d / tool).exists():
             return str(d / tool)
@@ -136,14 +136,14 @@ def _sibling(tool: str, *dirs: Path) -> str:
     return found
 
 
-def _llvm_libs(resolved_clang: Path) -> tuple[tuple[str, str], ...]:
+def llvm_lib_hashes(resolved_tool: Path) -> tuple[tuple[str, str], ...]:
     """Shared-library builds (Debian, Fedora) keep all of LLVM in these; a static build has none."""
-    libdir = resolved_clang.parent.parent / "lib"
+    libdir = resolved_tool.parent.parent / "lib"
     files = {p.resolve() for pat in ("libLLVM*.so*", "libclang-cpp*.so*") for p in libdir.glob(pat)}
-    return tuple(sorted((p.name, _sha256(p)) for p in files if p.is_file()))
+    return tuple(sorted((p.name, file_sha256(p)) for p in files if p.is_file()))
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):

@@ -51,7 +51,9 @@ class VerdictCache:
         for path in (directory, database):
             if path.is_symlink():
                 raise OSError(f"refusing a symlink planted as the verdict cache: {path}")
-        self._db = sqlite3.connect(database, timeout=60, isolation_level=None)
+        # check_same_thread=False: a caller sharing one cache between threads serializes its calls
+        # (reducer/ir_server.py holds a lock)
+        self._db = sqlite3.connect(database, timeout=60, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")

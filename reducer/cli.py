@@ -1,4 +1,4 @@
-"""The command line: `reduce FILE ...` (run), `resume`, `report`, `batch` and `check`.
+"""The command line: `reduce FILE ...` (run), `resume`, `report`, `batch`, `check` and `ir`.
 
 Commands only parse options; runs.py carries out a run, batch.py a manifest."""
 from __future__ import annotations
@@ -18,17 +18,11 @@ from interestingness.toolchain import ToolchainError
 
 from . import batch, exits, runs
 from .budget import parse_duration
+from .cli_common import Fail, read_input, stop
 from .files import default_output
+from .ir_cli import ir
 from .report import write_report
 from .workdir import WorkDir, WorkDirError
-
-
-class Fail(click.ClickException):
-    """A one-line error with its own exit code."""
-
-    def __init__(self, message: str, code: int):
-        super().__init__(message)
-        self.exit_code = code
 
 
 def _duration(ctx, param, value: str | None) -> float | None:
@@ -75,7 +69,11 @@ def main() -> None:
     reduce report WORKDIR          its Markdown report, JSON summary and plot
     reduce batch MANIFEST.toml     many cases, resumable, with one report
     reduce check FILE -- FLAGS     show the spill metrics of both builds
+    reduce ir INPUT.bc|INPUT.ll    reduce the IR given to codegen to a lit test llc spills on
     """
+
+
+main.add_command(ir)
 
 
 @main.command("run")
@@ -210,12 +208,10 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
+    read_input(file)
     try:
-        runs.read_input(file)
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
                            predicate=predicate, timeout=timeout)
-    except runs.RunError as e:
-        raise Fail(str(e), e.code) from None
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
@@ -225,7 +221,7 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
 
 def _finish(go: Callable[[], int]) -> None:
     """Run to the end and exit with the run's code; a kill from a job scheduler stops like Ctrl-C."""
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, stop)
     try:
         code = go()
     except runs.RunError as e:
@@ -235,10 +231,6 @@ def _finish(go: Callable[[], int]) -> None:
     if code == exits.EXIT_INTERRUPTED:
         raise Fail("interrupted: the best result so far is kept; continue with `reduce resume`", code)
     sys.exit(code)
-
-
-def _stop(signum, frame) -> None:
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

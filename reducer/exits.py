@@ -9,4 +9,7 @@ EXIT_BUDGET = 7            # stopped by --time-budget or --max-tests (resumable)
 EXIT_BATCH_FAILED = 8      # a batch finished, but not every case did
 EXIT_UNSTABLE = 9          # the test gives different verdicts on the same file
 EXIT_IO = 10               # the run's files cannot be written (disk full); the best file is intact
+EXIT_NOT_IR = 11           # `reduce ir`: the input is neither LLVM bitcode nor textual IR
+EXIT_WRONG_TARGET = 12     # `reduce ir`: the module is for another target than AMDGPU
+EXIT_LLC_REJECTS = 13      # `reduce ir`: llc rejects the module
 EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)

@@ -109,6 +109,16 @@ def read_input(file: Path) -> bytes:
         raise RunError(f"cannot read {file}: {e.strerror}", EXIT_INPUT) from None
 
 
+def check_output(file: Path, output: Path, force: bool) -> None:
+    """Never write over the input, nor over an existing file without `force`."""
+    if output.resolve() == file.resolve():
+        raise RunError(f"refusing to write the result over the input file {file}", EXIT_INPUT)
+    if output.exists() and not force:
+        raise RunError(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
+    if not output.parent.is_dir():
+        raise RunError(f"output directory does not exist: {output.parent}", EXIT_INPUT)
+
+
 def default_workdir(output: Path) -> Path:
     return output.with_name(output.name + ".work")
 
@@ -117,12 +127,7 @@ def start(config: RunConfig, workdir: Path, *, force: bool = False, display: Dis
     """A new run. Setup failures (bad input, not interesting) remove the fresh work directory."""
     file, output = Path(config.file), Path(config.output)
     text = read_input(file)
-    if output.resolve() == file.resolve():
-        raise RunError(f"refusing to write the result over the input file {file}", EXIT_INPUT)
-    if output.exists() and not force:
-        raise RunError(f"output {output} exists; remove it, choose another -o, or pass --force", EXIT_INPUT)
-    if not output.parent.is_dir():
-        raise RunError(f"output directory does not exist: {output.parent}", EXIT_INPUT)
+    check_output(file, output, force)
     try:
         wd = WorkDir.create(workdir, asdict(config), force=force)
     except (WorkDirError, OSError) as e:

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""`reduce ir` vs plain `llvm-reduce -j N --test script.sh` on the precodegen IR of a corpus case.
+
+Both start from the same bitcode: the case built with full offload LTO and
+`-Xoffload-linker --save-temps`, the partition whose kernel spills. Both use the same
+interestingness: ours the built-in IR oracle with its default predicate; llvm-reduce a shell
+script running the same llc command and checking, with grep, what the predicate checks (VGPRs
+spilled, Folded Spill/Reload code, the original's v_mfma count). Both run at the same time, so
+both see the same load from other users of the machine; when ours finishes, llvm-reduce is given
+up to --factor times our wall time in all and then stopped, its best file so far measured. Our
+verdict cache starts empty.
+
+    .venv/bin/python benchmarks/ir_vs_llvm_reduce.py corpora/wgrad_c0_pos -j 2
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module  # noqa: E402
+from interestingness.precodegen import build_precodegen  # noqa: E402
+from reducer.ir_reduce import disassemble, instruction_count  # noqa: E402
+
+SCRIPT = """#!/bin/bash
+echo x >> {calls}
+out=$({llc} "$1" 2>/dev/null) || exit 1
+echo "$out" | grep -qE '^\\s+\\.vgpr_spill_count:\\s+[1-9]' || exit 1
+echo "$out" | grep -qE 'Folded (Spill|Reload)' || exit 1
+[ "$(echo "$out" | grep -cE '^\\s+v_mfma')" = {mfma} ]
+"""
+
+
+def spilling_partition(case: Path, tools) -> tuple[bytes, IrOracle]:
+    flags = shlex.split((case / "flags").read_text())
+    built = build_precodegen(case / "repro.hip", flags)
+    for bitcode in built.partitions:
+        module, _ = read_module(bitcode, tools)
+        try:
+            return module, IrOracle(tools).resolve(module)
+        except IrInputError:
+            continue
+    raise SystemExit(f"no partition of {case} spills under llc")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("case", type=Path)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--factor", type=float, default=2.0, help="stop llvm-reduce after this many times our wall time")
+    ap.add_argument("--delta-passes", help="run only these delta passes on both sides (a quick check of this script)")
+    args = ap.parse_args()
+    tools = find_llvm_tools()
+    os.chdir(ROOT)
+    module, oracle = spilling_partition(args.case, tools)
+    mfma = oracle.llc(LLC, module).metrics[oracle.target]["mfma"]
+    with tempfile.TemporaryDirectory(prefix="irbench-") as d:
+        work = Path(d)
+        (work / "input.bc").write_bytes(module)
+        start_count = instruction_count(disassemble(oracle, module))
+        calls = work / "calls"
+        calls.touch()
+        llc = shlex.join(oracle.command(LLC)[:-1])  # reads the candidate file instead of stdin
+        script = work / "test.sh"
+        script.write_text(SCRIPT.format(calls=calls, llc=llc, mfma=mfma))
+        script.chmod(0o755)
+        plain_out = work / "plain.bc"
+        start = time.monotonic()
+        passes = [f"--delta-passes={args.delta_passes}"] if args.delta_passes else []
+        plain = subprocess.Popen([tools.llvm_reduce, f"-j={args.jobs}", f"--test={script}", *passes, "-o",
+                                  str(plain_out), str(work / "input.bc")], cwd=work, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        plain_end: list[float] = []  # when llvm-reduce exits, even while ours still runs
+        waiter = threading.Thread(target=lambda: (plain.wait(), plain_end.append(time.monotonic())), daemon=True)
+        waiter.start()
+        ours = subprocess.run([sys.executable, "-m", "reducer.cli", "ir", str(work / "input.bc"), "-o",
+                               str(work / "ours.ll"), "-j", str(args.jobs), "--cache-dir", str(work / "cache"),
+                               *(["--llvm-reduce-flags", *passes] if passes else [])],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        ours_wall = time.monotonic() - start
+        if ours.returncode != 0:
+            plain.kill()
+            raise SystemExit(f"ours failed: {ours.stderr[-2000:]}")
+        waiter.join(timeout=max(0.0, args.factor * ours_wall - (time.monotonic() - start)))
+        finished = bool(plain_end)
+        if not finished:
+            os.killpg(plain.pid, signal.SIGTERM)
+            waiter.join()
+        plain_wall = plain_end[0] - start
+        summary = {line.split()[0]: line for line in ours.stderr.splitlines() if line.startswith("  ")}
+        ours_tests = summary["tests"].split()[1]
+        ours_memo = f"{summary['tests'].split(', ')[1].split()[0]}"
+        plain_count = instruction_count(disassemble(oracle, plain_out.read_bytes())) if plain_out.exists() else None
+        rows = [("ours (reduce ir)", instruction_count((work / "ours.ll").read_text()),
+                 f"{ours_tests} (+{ours_memo} from memory)", ours_wall, "yes"),
+                ("llvm-reduce", plain_count, str(sum(1 for _ in calls.open())), plain_wall,
+                 "yes" if finished else "stopped")]
+        print(f"input: {args.case} precodegen IR, kernel {oracle.target}, {start_count} instructions; "
+              f"predicate: {oracle.predicate}\n")
+        print(f"| tool | instructions (input {start_count}) | tests run | wall s (-j {args.jobs}) | finished |")
+        print("|---|---|---|---|---|")
+        for tool, count, tests, wall, done in rows:
+            print(f"| {tool} | {count} | {tests} | {wall:.0f} | {done} |")
+        print("\nours, step by step:\n" + summary["steps"].strip())
+        print((work / "ours.ll").read_text()[:4000])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""What every command shares: the error that carries an exit code, stopping on SIGTERM, and the
+input/output checks of runs.py as command-line errors."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import runs
+
+
+class Fail(click.ClickException):
+    """A one-line error with its own exit code (reducer/exits.py)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.exit_code = code
+
+
+def stop(signum, frame) -> None:
+    """SIGTERM handler: a kill from a job scheduler stops like Ctrl-C."""
+    raise KeyboardInterrupt
+
+
+def read_input(file: Path) -> bytes:
+    try:
+        return runs.read_input(file)
+    except runs.RunError as e:
+        raise Fail(str(e), e.code) from None
+
+
+def check_output(file: Path, output: Path, force: bool) -> Path:
+    try:
+        runs.check_output(file, output, force)
+    except runs.RunError as e:
+        raise Fail(str(e), e.code) from None
+    return output

@@ -1,0 +1,60 @@
+"""The result of `reduce ir` as an LLVM lit test: the reduced module under RUN lines that pipe it
+through llc into FileCheck, with CHECK lines on the spill evidence read from llc's actual output
+(a spill store, ScratchSize, the metadata's spill count). `verify` runs the RUN lines the way
+lit does (bash, pipefail, %s substituted, the LLVM tools first on PATH) before a file is called
+a result."""
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from interestingness.ir import ALT, LLC, IrOracle
+from interestingness.metrics import parse_kernels
+from interestingness.process import run
+
+PREFIXES = {LLC: "CHECK", ALT: "ALT"}
+_NONZERO = "{{[1-9][0-9]*}}"
+
+
+def lit_test(oracle: IrOracle, module_text: str, asm: dict[str, str]) -> str:
+    """The .ll text: header (RUN and CHECK lines per side), then the module. `asm` is llc's output
+    on this very module, per side."""
+    header = [f"; Reduced by `reduce ir`: kernel {oracle.target}", f"; predicate: {oracle.predicate}"]
+    for side in oracle.sides():
+        args = " ".join(shlex.quote(a) for a in oracle.command(side)[1:-3])  # no llc path, no "-o - -"
+        prefix = "" if side == LLC else f" --check-prefix={PREFIXES[side]}"
+        header.append(f"; RUN: llc {args} < %s | FileCheck{prefix} %s")
+    for side in oracle.sides():
+        header += [""] + check_lines(PREFIXES[side], oracle.target, asm[side])
+    return "\n".join(header) + "\n\n" + module_text
+
+
+def check_lines(prefix: str, kernel: str, asm: str) -> list[str]:
+    """In output order: the kernel's label, its first spill store (or that there is none), the end
+    of its body, ScratchSize, the metadata's VGPR spill count."""
+    body = next(k for k in parse_kernels(asm) if k.name == kernel)
+    spill = next((i for i in body.body if "Folded Spill" in i.comment), None)
+    scratch = int(body.info.get("ScratchSize", "0"))
+    spills = int(body.meta.get("vgpr_spill_count", "0"))
+    return [
+        f"; {prefix}-LABEL: {{{{^}}}}{kernel}:",
+        f"; {prefix}: {spill.mnemonic} {{{{.*}}}} Folded Spill" if spill else f"; {prefix}-NOT: Folded Spill",
+        f"; {prefix}: {{{{^}}}}.Lfunc_end",
+        f"; {prefix}: ; ScratchSize: " + (_NONZERO if scratch else "0{{$}}"),
+        f"; {prefix}: .vgpr_spill_count: " + (_NONZERO if spills else "0{{$}}"),
+    ]
+
+
+def verify(path: Path, bindir: str, timeout: float = 300.0) -> str | None:
+    """None when every RUN line of `path` passes; else what failed."""
+    runs = [line.split("RUN:", 1)[1].strip() for line in path.read_text().splitlines() if line.startswith("; RUN:")]
+    if not runs:
+        return f"{path} has no RUN line"
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for cmd in runs:
+        cmd = cmd.replace("%s", shlex.quote(str(path.resolve())))
+        res = run(["bash", "-o", "pipefail", "-c", cmd], cwd=path.parent, timeout=timeout, env=env)
+        if res.returncode != 0:
+            return f"RUN line failed ({res.returncode}): {cmd}\n{res.stderr.strip()[:2000]}"
+    return None

@@ -1,0 +1,173 @@
+"""`reduce ir`: the IR oracle on real llc output, each bad input's error, and reductions end to end
+with the real llvm-reduce, llc and FileCheck. Inputs are small (a 12-value pressure kernel capped
+at 16 VGPRs), and the reductions run a few delta passes only, so the file takes about a minute."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, needs_clang22
+from kernels import pressure
+
+from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.metrics import METRIC_NAMES
+from interestingness.precodegen import build_precodegen
+from interestingness.predicates import PredicateError
+from reducer.ir_reduce import instruction_count
+from reducer.ir_server import VerdictServer
+from reducer.lit import verify
+
+pytestmark = needs_clang22
+
+SPILL_KERNEL = "_Z5spillPfPKfi"
+# 12 values live at once under a 16-VGPR cap: about 20 VGPRs spilled, ~200 lines of IR.
+SMALL = pressure(12, "__attribute__((amdgpu_num_vgpr(8)))")
+CALM_KERNEL = "__global__ void calm(float* a) { a[threadIdx.x] = 1.0f; }\n"
+CALM_LL = """target triple = "amdgcn-amd-amdhsa"
+define amdgpu_kernel void @calm(ptr addrspace(1) %a) {
+  store float 1.0, ptr addrspace(1) %a
+  ret void
+}
+"""
+X86_LL = CALM_LL.replace("amdgcn-amd-amdhsa", "x86_64-unknown-linux-gnu").replace("amdgpu_kernel ", "")
+# parses, but the verifier (run by llc) rejects it: kernels must return void
+INVALID_LL = CALM_LL.replace("void @calm", "i32 @calm").replace("ret void", "ret i32 0")
+FAST = "--delta-passes=instructions"  # one delta pass: a real llvm-reduce run in seconds, not minutes
+
+
+def reduce(*args, cwd: Path, env=None):
+    return subprocess.run([sys.executable, "-m", "reducer.cli", "ir", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return find_llvm_tools()
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """The precodegen bitcode of SMALL and the LTO build's own figures."""
+    d = tmp_path_factory.mktemp("ir")
+    (d / "small.hip").write_text(SMALL)
+    built = build_precodegen(d / "small.hip", [], timeout=120, tmp_dir=d)
+    assert len(built.partitions) == 1
+    (d / "small.bc").write_bytes(built.partitions[0])
+    return d / "small.bc", built.lto
+
+
+def test_llc_on_precodegen_gives_the_lto_builds_code(tools, small):
+    path, lto = small
+    ran = IrOracle(tools).llc(LLC, path.read_bytes())
+    assert set(ran.metrics) == {SPILL_KERNEL} == set(lto)
+    assert ran.metrics[SPILL_KERNEL] == lto[SPILL_KERNEL]  # every metric, spills included
+    assert lto[SPILL_KERNEL]["vgpr_spills"] > 0 and set(lto[SPILL_KERNEL]) == METRIC_NAMES
+
+
+def test_default_predicate_keeps_spill_and_mfma_count(tools, small):
+    bitcode = small[0].read_bytes()
+    o = IrOracle(tools).resolve(bitcode)
+    assert o.target == SPILL_KERNEL
+    assert o.predicate == "llc.vgpr_spills >= 1 and llc.spill_ops > 0 and llc.mfma == 0"
+    assert o.test(bitcode).interesting
+    calm, _ = read_module(CALM_LL.encode(), tools)
+    v = o.test(calm)
+    assert not v.interesting and v.reason == f"kernel {SPILL_KERNEL} missing (llc)"
+    renamed, _ = read_module(CALM_LL.replace("@calm", f"@{SPILL_KERNEL}").encode(), tools)
+    v = o.test(renamed)
+    assert not v.interesting and "llc.vgpr_spills >= 1 [llc.vgpr_spills=0]" in v.reason
+    with pytest.raises(IrInputError, match="holds for no kernel") as e:
+        IrOracle(tools, min_spills=10_000).resolve(bitcode)
+    assert e.value.kind == "not-interesting"
+
+
+def test_differential_compiles_alt_only_when_needed(tools, small):
+    bitcode = small[0].read_bytes()
+    # -O0 uses the fast register allocator: it spills far more than -O3's greedy one
+    o = IrOracle(tools, "llc.vgpr_spills > 0 and alt.vgpr_spills > llc.vgpr_spills", alt_flags=("-O0",))
+    o = o.resolve(bitcode)
+    assert "-O0" in o.command("alt") and "-O3" not in o.command("alt") and "-O3" in o.command(LLC)
+    v = o.test(bitcode)
+    assert v.interesting and v.details["llc"]["alt"]["metrics"]["vgpr_spills"] > 0
+    calm, _ = read_module(CALM_LL.replace("@calm", f"@{SPILL_KERNEL}").encode(), tools)
+    v = o.test(calm)  # no spill at -O3: decided without the alt side
+    assert not v.interesting and v.details["llc"]["alt"] == {"skipped": True}
+    with pytest.raises(PredicateError, match="no alt llc flags"):
+        IrOracle(tools, "alt.spill_ops > 0")
+    assert o.identity() != replace(o, alt_flags=("-O1",)).identity() != replace(o, flags=("-O1",)).identity()
+
+
+def test_server_answers_llvm_reduces_test_and_remembers(tools, small, tmp_path):
+    bitcode = small[0].read_bytes()
+    (tmp_path / "calm.bc").write_bytes(read_module(CALM_LL.encode(), tools)[0])
+    with VerdictServer(IrOracle(tools).resolve(bitcode), None, tmp_path) as server:
+        def ask(candidate: Path, script: Path = server.script) -> int:
+            return subprocess.run([script, candidate], cwd=tmp_path).returncode
+
+        assert ask(small[0]) == 0 and ask(tmp_path / "calm.bc") == 1 and ask(small[0]) == 0
+        assert server.counters.tests == 2 and server.counters.memo_hits == 1
+        forged = tmp_path / "forged.sh"  # the right port, the wrong token: no answer, not interesting
+        forged.write_text(server.script.read_text().replace("printf '%s %s\\n' ", "printf '%s %s\\n' x"))
+        forged.chmod(0o700)
+        assert ask(small[0], forged) == 1 and server.counters.memo_hits == 1
+
+
+@pytest.mark.parametrize("content, code, message", [
+    (b"this is not IR\n", 11, "neither LLVM bitcode nor textual LLVM IR"),
+    (b"BC\xc0\xde" + b"\x00" * 64, 11, "not valid LLVM bitcode"),
+    (X86_LL.encode(), 12, "is for x86_64-unknown-linux-gnu, not for AMDGPU"),
+    (INVALID_LL.encode(), 13, "llc rejects the module"),
+    (CALM_LL.encode(), 5, "holds for no kernel (does it spill?): calm: llc.vgpr_spills >= 1"),
+])
+def test_bad_input_is_one_clear_error(tmp_path, content, code, message):
+    (tmp_path / "in.ll").write_bytes(content)
+    r = reduce("in.ll", "-q", cwd=tmp_path)
+    assert r.returncode == code, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "in.reduced.ll").exists()
+
+
+def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
+    shutil.copy(small[0], tmp_path / "small.bc")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = reduce("small.bc", "-j", 2, "--llvm-reduce-flags", FAST, cwd=tmp_path, env={"TMPDIR": str(tmp)})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "small.reduced.ll"
+    text = out.read_text()
+    assert "; RUN: llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx950 -O3 < %s | FileCheck %s" in text
+    assert "; CHECK: scratch_store" in text and "; CHECK: ; ScratchSize: {{[1-9][0-9]*}}" in text
+    before = instruction_count(read_module(small[0].read_bytes(), find_llvm_tools())[1])
+    assert instruction_count(text) < before / 2
+    assert f"instructions {before} -> {instruction_count(text)}" in r.stderr
+    assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
+    assert not any(tmp.iterdir())  # llvm-reduce's candidates and our run directory are gone
+    lit = shutil.which("lit") or shutil.which("lit", path=str(Path(find_llvm_tools().llc).parent))
+    if lit:  # the real lit, as an LLVM developer would run the test
+        (tmp_path / "lit.cfg.py").write_text("import lit.formats\nconfig.name = 'ir'\nconfig.suffixes = ['.ll']\n"
+                                             "config.test_format = lit.formats.ShTest(True)\n")
+        env = {**os.environ, "PATH": f"{Path(find_llvm_tools().llc).parent}:{os.environ['PATH']}"}
+        res = subprocess.run([lit, "-v", str(out)], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert res.returncode == 0 and "PASS" in res.stdout, res.stdout + res.stderr
+    # the CHECK lines can fail: without the VGPR cap nothing spills
+    out.write_text(text.replace('"amdgpu-num-vgpr"="8"', ""))
+    failed = verify(out, str(Path(find_llvm_tools().llc).parent))
+    assert failed.startswith("RUN line failed (1)") and "error: CHECK" in failed
+
+
+def test_from_source_reduces_the_partition_with_the_spill(tmp_path):
+    (tmp_path / "two.hip").write_text(SMALL + CALM_KERNEL)
+    r = reduce("--from-source", "two.hip", "-j", 2, "--llvm-reduce-flags", "--delta-passes=module-data",
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "precodegen IR: 2 partition(s)" in r.stderr and "llc reproduces the LTO build's figures exactly" in r.stderr
+    text = (tmp_path / "two.reduced.ll").read_text()
+    assert f"@{SPILL_KERNEL}(" in text and "@_Z4calmPf" not in text
+    r = reduce("--from-source", "missing.hip", cwd=tmp_path)
+    assert r.returncode == 3 and "no such file" in r.stderr

@@ -13,11 +13,14 @@ is still unknown with both sides computed counts as false.
 The default predicate (DEFAULT_PREDICATE), exactly:
 
     lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and
-    nolto.vgpr_spills * 4 <= lto.vgpr_spills and lto.mfma == nolto.mfma
+    nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and
+    lto.mfma == nolto.mfma
 
 Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
-Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures;
-both builds do the same matrix work. It keys on register spills, not scratch use: LTO can also
+Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures
+and uses at most a quarter of the scratch (a reduction once drifted to a kernel whose no-LTO
+build put 80 KB of private arrays in scratch: interesting by spill counts alone, but no longer
+the bug); both builds do the same matrix work. It keys on register spills, not scratch use: LTO can also
 put private arrays in scratch without spilling a register, which is a different effect. The
 oracle adds that the kernel must exist on both sides.
 """
@@ -35,7 +38,7 @@ SIDE_NAMES = ("lto", "nolto")
 DEFAULT_PREDICATE = (
     "lto.vgpr_spills > 0 and lto.spill_ops > 0"
     " and nolto.spill_ops * 4 <= lto.spill_ops and nolto.vgpr_spills * 4 <= lto.vgpr_spills"
-    " and lto.mfma == nolto.mfma"
+    " and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma == nolto.mfma"
 )
 
 Value = float | int | bool | None  # None: unknown

@@ -9,14 +9,14 @@ import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate, PredicateError
 
-SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100}
-CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0}
+SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160}
+CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0}
 
 
 def test_default_is_in_the_language_and_documented_exactly():
     p = Predicate(DEFAULT_PREDICATE)
     assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops",
-                            "nolto.vgpr_spills", "lto.mfma", "nolto.mfma"}
+                            "nolto.vgpr_spills", "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma"}
     assert " ".join(DEFAULT_PREDICATE.split()) in " ".join(predicates.__doc__.split())
 
 
@@ -30,6 +30,9 @@ def test_default_semantics():
     assert p.evaluate(SPILLS, {**CLEAN, "mfma": 32}) is False  # different matrix work
     # private arrays in scratch without register spills are another effect
     assert p.evaluate({**CLEAN, "scratch_ops": 50}, CLEAN) is False
+    # a no-LTO build that parks private arrays in scratch has drifted away from the effect
+    assert p.evaluate(SPILLS, {**CLEAN, "scratch_size": 41}) is False
+    assert p.evaluate(SPILLS, {**CLEAN, "scratch_size": 40}) is True
 
 
 @pytest.mark.parametrize("text", [

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .balanced import balanced_passes
 from .base import Pass
 from .hoist import Hoist
+from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .params import Params
 from .text import Blank, Comments, Lines, Tokens
@@ -18,12 +19,12 @@ from .tree_delete import TreeDelete
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

@@ -15,16 +15,17 @@ from .params import Params
 from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
+from .unused import Unused
 
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), Instantiate(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "instantiate", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "unused", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

@@ -19,16 +19,17 @@ using f32x4_t = __attribute__((ext_vector_type(4))) float;
 """
 
 
-def fixpoint(pass_name: str, text: bytes, pick=lambda items: items[0]) -> tuple[bytes, int]:
-    """Apply one item at a time (the first by default) until the pass has none; the result and
-    the number of items applied. Every step must shrink the file and add no parse error."""
+def fixpoint(pass_name: str, text: bytes) -> tuple[bytes, int]:
+    """Apply the first item that shrinks the file, as the engine would accept it, until there is
+    none; the result and the number of items applied. No step may add a parse error."""
     steps = 0
-    while items := REGISTRY[pass_name].items(Source(text, "cuda"), 0):
-        new = apply(text, pick(items))
-        assert len(new) < len(text), new.decode()
+    while True:
+        items = REGISTRY[pass_name].items(Source(text, "cuda"), 0) or []
+        new = next((c for c in (apply(text, item) for item in items) if len(c) < len(text)), None)
+        if new is None:
+            return text, steps
         assert Source(new, "cuda").error_count <= Source(text, "cuda").error_count, new.decode()
         text, steps = new, steps + 1
-    return text, steps
 
 
 def mfma_counts(text: bytes) -> list[int]:

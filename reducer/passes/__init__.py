@@ -9,6 +9,7 @@ from __future__ import annotations
 from .balanced import balanced_passes
 from .base import Pass
 from .hoist import Hoist
+from .inline import Inline
 from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .params import Params
@@ -20,12 +21,12 @@ from .unused import Unused
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "instantiate", "unused", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "unused", "inline", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

@@ -6,8 +6,10 @@ would have blinded the line pass earlier.
 """
 from __future__ import annotations
 
+from .aliases import Aliases
 from .balanced import balanced_passes
 from .base import Pass
+from .constants import Constants
 from .hoist import Hoist
 from .inline import Inline
 from .instantiate import Instantiate
@@ -21,12 +23,12 @@ from .unused import Unused
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "instantiate", "unused", "inline", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "unused", "inline", "aliases", "constants", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

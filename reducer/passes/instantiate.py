@@ -156,7 +156,7 @@ class Instantiate(Pass):
             if node.type in _USES and (name := simple_name(node.child_by_field_name("name"))) in definitions:
                 explicit = _explicit_instantiation(node)
                 (instantiations[name] if explicit is not None else uses[name]).append(explicit or node)
-        ev, local = None, _local_names(src)
+        ev, local = None, local_names(src)
         items = []
         for name, decls in definitions.items():
             if len(decls) != 1 or decls[0].type != "template_declaration":
@@ -175,7 +175,7 @@ class Instantiate(Pass):
         return items
 
 
-def _local_names(src: Source) -> set[bytes]:
+def local_names(src: Source) -> set[bytes]:
     """Names declared in a function or class body: an argument naming one (`zero_acc<Acc>()` with
     a local `using Acc`) means nothing where the template is defined."""
     names = set()

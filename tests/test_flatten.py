@@ -25,3 +25,23 @@ def test_unresolvable_includes_stay(tmp_path):
     main = tmp_path / "m.hip"
     text = b'#include <hip/hip_runtime.h>\n#include "missing.h"\n'
     assert flatten(main, text, []) == (text, [])
+
+
+def test_unguarded_headers_are_inlined_at_every_include_guarded_ones_once(tmp_path):
+    (tmp_path / "list.def").write_text("X(a)\nX(b)\n")  # an X-macro list: no guard on purpose
+    (tmp_path / "guarded.h").write_text("// comment\n#if !defined(G_H)\n#define G_H\nint g;\n#endif  // G_H\n")
+    (tmp_path / "fake.h").write_text("#ifndef F_H\n#define F_H\n#endif\nint after_endif;\n")  # not a guard
+    main = tmp_path / "m.cpp"
+    text = (b'#include "guarded.h"\n#include "guarded.h"\n#include "fake.h"\n#include "fake.h"\n'
+            b'#define X(n) int n;\n#include "list.def"\n#undef X\n#define X(n) int n##2;\n#include "list.def"\n')
+    flat, headers = flatten(main, text, [])
+    assert flat.count(b"int g;") == 1 and flat.count(b"int after_endif;") == 2
+    assert flat.count(b"X(a)\nX(b)\n") == 2
+    assert [h.name for h in headers] == ["guarded.h", "fake.h", "list.def"]
+
+
+def test_an_unguarded_header_including_itself_stays_an_include(tmp_path):
+    (tmp_path / "self.h").write_text('int s;\n#include "self.h"\n')
+    main = tmp_path / "m.cpp"
+    flat, _ = flatten(main, b'#include "self.h"\n', [])
+    assert flat == b'int s;\n#include "self.h"\n'

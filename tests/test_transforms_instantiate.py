@@ -1,7 +1,9 @@
 """instantiate: a template with one argument list becomes the plain function or class."""
 from conftest import needs_clang22
+from kernels import PRESSURE
 from transforms import PRELUDE, fixpoint, mfma_counts
 
+from interestingness.spill import SpillOracle, base_name
 from reducer.passes import REGISTRY
 from reducer.source import Source
 
@@ -51,3 +53,23 @@ def test_templates_with_two_argument_lists_or_local_arguments_stay():
     assert REGISTRY["instantiate"].items(Source(two, "cuda"), 0) == []
     local = b"template <typename T> T id(T x) { return x; }\nvoid f() { using L = int; id<L>(1); }\n"
     assert REGISTRY["instantiate"].items(Source(local, "cuda"), 0) == []
+
+
+def test_base_names_of_kernels():
+    assert base_name("_ZN7hipconv5cdna412direct_wgrad12wgrad_kernelILNS_6ConfigE0EEEvNS_10ConvParamsE") == "wgrad_kernel"
+    assert base_name("_Z5spillPfPKfi") == "spill" and base_name("plain_c_kernel") == "plain_c_kernel"
+
+
+@needs_clang22
+def test_the_oracle_still_finds_an_instantiated_kernel(tmp_path):
+    """The instantiated kernel has another mangled name; the oracle must follow it, or no
+    reduction could ever take the kernel out of its template."""
+    template = ("#define BOUND\n" + PRESSURE.replace("__global__ BOUND void spill(", "template <int N> __global__ BOUND void spill(")
+                + "template __global__ void spill<140>(float* __restrict__, const float* __restrict__, int);\n").encode()
+    oracle = SpillOracle("k.hip", [], None, "lto.spill_ops > 0 and nolto.spill_ops > 0", tmp_dir=tmp_path,
+                         cwd=tmp_path).resolve_targets(template)
+    plain, steps = fixpoint("instantiate", template)
+    assert steps == 1 and b"template" not in plain
+    assert oracle.targets == ("_Z5spillILi140EEvPfPKfi",)
+    assert oracle.test(plain).interesting
+    assert not oracle.test(plain.replace(b"void spill(", b"void other(")).interesting

@@ -73,3 +73,9 @@ def test_the_oracle_still_finds_an_instantiated_kernel(tmp_path):
     assert oracle.targets == ("_Z5spillILi140EEvPfPKfi",)
     assert oracle.test(plain).interesting
     assert not oracle.test(plain.replace(b"void spill(", b"void other(")).interesting
+
+
+def test_a_use_packed_against_a_name_keeps_a_space():
+    text = b"template <int N> struct Box { int v[N]; };\nvoid f() { Box<3>b; b.v[0] = 1; }\n"
+    out, _ = fixpoint("instantiate", text)
+    assert out == b"struct Box { int v[3]; };\nvoid f() { Box b; b.v[0] = 1; }\n"

@@ -25,6 +25,7 @@ __global__ void kern(const bf16x8_t* in, f32x4_t* out) {
   out[live(threadIdx.x)] = c;
 }
 __global__ void unreferenced_kernel(int* p) { p[0] = 1; }
+template <int N> __global__ void never_instantiated(int* p) { p[0] = N; }
 """
 
 
@@ -35,7 +36,7 @@ def removed_all(text: bytes) -> bytes:
 
 def test_unused_declarations_go_and_used_ones_and_kernels_stay():
     out = removed_all(TEXT)
-    for gone in (b"UNUSED_MACRO", b"Scoped", b"OldAlias", b"Alias", b"dead", b"dead_template"):
+    for gone in (b"UNUSED_MACRO", b"Scoped", b"OldAlias", b"Alias", b"dead", b"dead_template", b"never_instantiated"):
         assert gone not in out, gone
     for kept in (b"USED_MACRO", b"enum Mode", b"kUsed", b"live", b"kern", b"unreferenced_kernel"):
         assert kept in out, kept

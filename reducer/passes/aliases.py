@@ -16,7 +16,7 @@ from ..lexer import tokenize
 from ..source import Source, walk
 from .base import Pass
 from .instantiate import local_names
-from .syntax import simple_name
+from .syntax import simple_name, spaced
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
                           "type_parameter_declaration", "optional_type_parameter_declaration"})
@@ -109,7 +109,7 @@ class Aliases(Pass):
             if not found or not scoped_ok(node, value, local):
                 continue
             keep_typename = b"::" in value and not value.startswith(b"typename ")
-            edits = [Edit(s, e, (b"typename " if keep_typename and src.text[s:s + 8] == b"typename" else b"") + value)
-                     for s, e in found]
+            edits = [spaced(src.text, s, e, (b"typename " if keep_typename and src.text[s:s + 8] == b"typename" else b"")
+                            + value) for s, e in found]
             items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits))
         return items

@@ -16,6 +16,7 @@ from .aliases import declaration_counts, scoped_ok, uses
 from .base import Pass
 from .consteval import ConstEval, literal
 from .instantiate import local_names
+from .syntax import spaced
 
 _INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")
 
@@ -54,5 +55,5 @@ class Constants(Pass):
             if text is None or not found or not scoped_ok(node, text, local):
                 continue
             items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)),
-                          *(Edit(s, e, text) for s, e in found)))
+                          *(spaced(src.text, s, e, text) for s, e in found)))
         return items

@@ -207,5 +207,4 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
         edits += [Edit(n.start_byte - expr.start_byte, n.end_byte - expr.start_byte, value)
                   for n in walk(expr) if n.type == "identifier" and n.text == name
                   and not (n.parent.type == "field_expression" and n.parent.child_by_field_name("field") == n)]
-    return Edit(call.start_byte, call.end_byte,
-                b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")
+    return Edit(call.start_byte, call.end_byte, b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")

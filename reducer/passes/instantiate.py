@@ -19,7 +19,7 @@ from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
 from .consteval import ConstEval, expression, literal
-from .syntax import elements, simple_name
+from .syntax import elements, simple_name, spaced
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier"})
 _USES = frozenset({"template_function", "template_type", "template_method"})
@@ -72,7 +72,7 @@ class _Renderer:
             if replacement is None:
                 stack.extend(n.children)
             else:
-                edits.append(Edit(n.start_byte, n.end_byte, replacement))
+                edits.append(spaced(self.src.text, n.start_byte, n.end_byte, replacement))
         return edits
 
     def _mentions(self, node: Node) -> bool:
@@ -213,7 +213,7 @@ def _instantiate(src: Source, ev: ConstEval, decl: Node, site: Node, uses: list[
         return None
     renderer = _Renderer(src, ev, *bound)
     edits = [Edit(decl.start_byte, decl.end_byte, renderer.render(entity.start_byte, decl.end_byte, [entity]))]
-    edits += [Edit(u.start_byte, u.end_byte, u.child_by_field_name("name").text) for u in uses]
+    edits += [spaced(src.text, u.start_byte, u.end_byte, u.child_by_field_name("name").text) for u in uses]
     edits += [Edit(*line_span(src.text, i.start_byte, i.end_byte)) for i in instantiations]
     return tuple(edits)
 

@@ -64,8 +64,10 @@ def _entity_or_decl_name(node: Node) -> bytes | None:
 
 
 def _is_kernel(node: Node) -> bool:
-    return any(c.type == "__global__" for c in node.children) or any(
-        _is_kernel(c) for c in node.named_children if c.type in ("function_definition", "declaration"))
+    """A `__global__` function outside a template: an entry point. A kernel template nothing
+    instantiates emits no code."""
+    return node.type != "template_declaration" and (any(c.type == "__global__" for c in node.children) or any(
+        _is_kernel(c) for c in node.named_children if c.type in ("function_definition", "declaration")))
 
 
 class Unused(Pass):

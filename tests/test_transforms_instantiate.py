@@ -79,3 +79,14 @@ def test_a_use_packed_against_a_name_keeps_a_space():
     text = b"template <int N> struct Box { int v[N]; };\nvoid f() { Box<3>b; b.v[0] = 1; }\n"
     out, _ = fixpoint("instantiate", text)
     assert out == b"struct Box { int v[3]; };\nvoid f() { Box b; b.v[0] = 1; }\n"
+
+
+def test_explicit_specialisations_and_order_of_declarations():
+    spec = (b"template <int S> struct Mma { static constexpr int m = S; };\n"
+            b"template <> struct Mma<32> { static constexpr int m = 32; using acc_t = float; };\n"
+            b"template <> struct Mma<16> { static constexpr int m = 16; };\n"
+            b"int f() { Mma<32>::acc_t x = Mma<32>::m; return x; }\n")
+    out, _ = fixpoint("instantiate", spec)
+    assert out == b"struct Mma { static constexpr int m = 32; using acc_t = float; };\nint f() { Mma::acc_t x = Mma::m; return x; }\n"
+    later = b"template <typename A> A zero() { return A{}; }\nstruct Late { using Acc = int; };\nint g() { return zero<Late::Acc>(); }\n"
+    assert REGISTRY["instantiate"].items(Source(later, "cuda"), 0) == []  # `Late` is declared after the template

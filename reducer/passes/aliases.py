@@ -12,10 +12,9 @@ from collections import Counter
 from tree_sitter import Node
 
 from ..edits import Edit, Item, line_span
-from ..lexer import tokenize
 from ..source import Source, walk
 from .base import Pass
-from .instantiate import local_names
+from .instantiate import local_names, names_local
 from .syntax import simple_name, spaced
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
@@ -79,9 +78,7 @@ def scoped_ok(node: Node, value: bytes, local: set[bytes]) -> bool:
     parent = node.parent
     if parent is None or parent.type not in ("field_declaration_list", "compound_statement"):
         return True
-    toks = tokenize(value)
-    return not any(t.kind == "ident" and value[t.start:t.end] in local and (i == 0 or value[toks[i - 1].start:toks[i - 1].end] != b"::")
-                   for i, t in enumerate(toks))
+    return not names_local(value, local)
 
 
 class Aliases(Pass):

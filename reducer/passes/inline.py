@@ -89,7 +89,6 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
     if len(args) > len(callee.params):
         return None
     parent = call.parent
-    stmt = parent
     if parent.type == "expression_statement":
         return _as_statement(src, parent, callee, args, None)
     if parent.type == "return_statement":
@@ -110,7 +109,7 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
 
 
 def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:
-    """`T p = (arg);` per parameter; none where the argument is the parameter's own name and
+    """`T p = arg;` per parameter; none where the argument is the parameter's own name and
     the body never writes to it (`p` passed on as `p`)."""
     out = []
     arg_idents = {t for a in args for t in _idents(a)}

@@ -1,5 +1,14 @@
 
+import shlex
+from pathlib import Path
+
+from conftest import needs_clang22
+from transforms import mfma_counts
+
 from reducer.flatten import flatten, include_dirs
+from reducer.source import Source
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_include_dirs_from_flags(tmp_path):
@@ -45,3 +54,16 @@ def test_an_unguarded_header_including_itself_stays_an_include(tmp_path):
     main = tmp_path / "m.cpp"
     flat, _ = flatten(main, b'#include "self.h"\n', [])
     assert flat == b'int s;\n#include "self.h"\n'
+
+
+@needs_clang22
+def test_flattening_the_corpus_case_keeps_the_kernel():
+    """16 hipconv headers into one file: it parses no worse than they did and builds the same
+    kernel with the same MFMA count, with no project include left."""
+    case = ROOT / "corpora" / "wgrad_c120_pos"
+    flags = tuple(f if not f.startswith("-I") else "-I" + str(ROOT / f[2:]) for f in shlex.split((case / "flags").read_text()))
+    text = (case / "repro.hip").read_bytes()
+    flat, headers = flatten(case / "repro.hip", text, include_dirs(flags, ROOT))
+    assert len(headers) == 16 and b'#include "' not in flat and b"#include <hipconv" not in flat
+    assert Source(flat, "cuda").error_count <= sum(Source(h.read_bytes(), "cuda").error_count for h in headers)
+    assert mfma_counts(flat, ("-std=gnu++20",)) == mfma_counts(text, flags) == [24]

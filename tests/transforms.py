@@ -32,10 +32,10 @@ def fixpoint(pass_name: str, text: bytes) -> tuple[bytes, int]:
         text, steps = new, steps + 1
 
 
-def mfma_counts(text: bytes) -> list[int]:
+def mfma_counts(text: bytes, flags: tuple[str, ...] = ("-std=gnu++20",)) -> list[int]:
     """Sorted v_mfma counts of the kernels of `text`, built without LTO; fails on a compile error."""
     with tempfile.TemporaryDirectory() as tmp:
-        flags, _ = prepare_flags(["-std=gnu++20"], Path(tmp))
+        flags, _ = prepare_flags(list(flags), Path(tmp))
         built = Compiler(find_toolchain(), flags, "t.hip", tmp, timeout=120).compile(NOLTO, text)
         assert built.ok, built.message + "\n" + text.decode()
         return sorted(m["mfma"] for m in analyse(built.asm).values())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import Verdict
 
-IDENTITY_VERSION = "spill-differential/1"
+IDENTITY_VERSION = "spill-differential/2"  # 2: a target renamed by the reducer is still found
 
 
 class OracleSetupError(ValueError):
@@ -163,7 +164,7 @@ class SpillOracle:
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
                 return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
-            tables[side] = analyse(c.asm)
+            tables[side] = by_target(analyse(c.asm), self.targets)
             for t in self.targets:
                 details["kernels"][t][side] = tables[side].get(t)
                 if t not in tables[side]:
@@ -181,6 +182,39 @@ class SpillOracle:
         """Whether the LTO side alone settles the answer: false for one target, or true for all."""
         results = [self.predicate.evaluate(lto[t], None) for t in self.targets]
         return False in results or all(r is True for r in results)
+
+
+def base_name(mangled: str) -> str:
+    """`_ZN7hipconv12wgrad_kernelILNS_6ConfigE...EEvNS_10ConvParamsE...` -> `wgrad_kernel`: the
+    kernel's own identifier. Reducing renames the mangled symbol (an instantiated template, a
+    deleted parameter, an unwrapped namespace); this part survives all of them."""
+    if not mangled.startswith("_Z"):
+        return mangled
+    i, name = 2, mangled
+    nested = mangled.startswith("_ZN")
+    i += nested
+    while i < len(mangled):
+        while i < len(mangled) and mangled[i] in "rVKL":  # cv-qualifiers, internal linkage
+            i += 1
+        m = re.match(r"\d+", mangled[i:])
+        if m is None:
+            break
+        i += len(m.group())
+        name, i = mangled[i:i + int(m.group())], i + int(m.group())
+        if not nested:
+            break
+    return name
+
+
+def by_target(table: dict[str, Metrics], targets: Sequence[str]) -> dict[str, Metrics]:
+    """The table with each target's figures under the target's name: its kernel is the one of the
+    same mangled name, or else the only other kernel with the same base name."""
+    out = dict(table)
+    for t in targets:
+        same = [k for k in table if k not in targets and base_name(k) == base_name(t)]
+        if t not in out and len(same) == 1:
+            out[t] = table[same[0]]
+    return out
 
 
 def _kernel(table: dict[str, Metrics] | None, name: str) -> Metrics | None:

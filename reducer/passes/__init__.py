@@ -6,24 +6,29 @@ would have blinded the line pass earlier.
 """
 from __future__ import annotations
 
+from .aliases import Aliases
 from .balanced import balanced_passes
 from .base import Pass
+from .constants import Constants
 from .hoist import Hoist
+from .inline import Inline
+from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .params import Params
 from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
+from .unused import Unused
 
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "unused", "inline", "aliases", "constants", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters",
     "tokens", "blank",

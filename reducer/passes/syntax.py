@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ..edits import Edit
+
 # Nodes that hold a sequence of statements/declarations; their children can be deleted one by one.
 # ERROR is among them: inside a region neither grammar parses, each child is a run of tokens.
 CONTAINERS = frozenset({
@@ -55,3 +57,17 @@ def simple_name(node: Node | None) -> bytes | None:
 def elements(list_node: Node) -> list[Node]:
     """The elements of a parameter/argument/initializer list, without punctuation or comments."""
     return [c for c in list_node.named_children if c.type != "comment"]
+
+
+def _word(byte: int) -> bool:
+    return chr(byte).isalnum() or byte == ord("_")
+
+
+def spaced(text: bytes, start: int, end: int, replacement: bytes) -> Edit:
+    """An edit replacing [start, end), with a space added where the replacement would otherwise
+    glue onto a neighbouring name (`Tile<4>g` -> `Tile g`, not `Tileg`)."""
+    if replacement and start > 0 and _word(text[start - 1]) and _word(replacement[0]):
+        replacement = b" " + replacement
+    if replacement and end < len(text) and _word(text[end]) and _word(replacement[-1]):
+        replacement += b" "
+    return Edit(start, end, replacement)

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""What the HIP-aware transforms (instantiate, unused, inline, aliases, constants) are worth:
+the same spill case reduced side by side in one run, with the default schedule and with the
+schedule as it was before them. Each run gets its own empty verdict cache.
+
+"without" runs `--passes` with the old first and main lists (the fixpoint over both; the first
+list finds nothing after one sweep), then `--passes join-lines` on that result, which is the
+default schedule's last phase; its tests are added.
+
+    PYTHONPATH=. /work/main/.venv/bin/python benchmarks/transforms_effect.py corpora/wgrad_c120_pos -j 2
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from interestingness.check import run_check
+from reducer import passes
+from reducer.passes.instantiate import inside_template
+from reducer.source import Source
+
+NEW = ("instantiate", "unused", "inline", "aliases", "constants")
+SUMMARY = re.compile(r"bytes\s+(\d+) -> (\d+).*?tokens (\d+) -> (\d+).*?tests\s+(\d+) run", re.DOTALL)
+INCLUDE = re.compile(rb"^\s*#\s*include\s*[<\"]([^>\"]+)", re.MULTILINE)
+
+
+def reduce(args: list[str], cwd: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "reducer.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, check=False)
+    m = SUMMARY.search(done.stdout + done.stderr)
+    if done.returncode != 0 or m is None:
+        raise SystemExit(f"reduce failed ({done.returncode}): {(done.stdout + done.stderr)[-3000:]}")
+    return dict(zip(("bytes0", "bytes", "tokens0", "tokens", "tests"), map(int, m.groups())))
+
+
+def run(variant: str, case: Path, flags: list[str], jobs: int, work: Path) -> dict:
+    out = work / f"{variant}.hip"
+    common = ["-j", str(jobs), "-q", "--force", "--cache-dir", str(work / f"cache-{variant}")]
+    start = time.monotonic()
+    if variant == "with":
+        row = reduce([str(case / "repro.hip"), "-o", str(out), *common, "--", *flags], ROOT)
+    else:
+        old = [n for n in (*passes.FIRST, *passes.MAIN) if n not in NEW]
+        mid = work / "without-main.hip"
+        row = reduce([str(case / "repro.hip"), "-o", str(mid), *common, "--passes", ",".join(old), "--", *flags], ROOT)
+        last = reduce([str(mid), "-o", str(out), *common, "--passes", ",".join(passes.LAST), "--", *flags], ROOT)
+        row.update(bytes=last["bytes"], tokens=last["tokens"], tests=row["tests"] + last["tests"])
+    row["wall"] = time.monotonic() - start
+    result = out.read_bytes()
+    src = Source(result, "cuda")
+    kernels = [n for n in src.nodes() if n.type in ("function_definition", "declaration")
+               and any(c.type == "__global__" for c in n.children)]
+    row["kernel_template"] = any(inside_template(k) for k in kernels) or not kernels
+    row["templates"] = sum(1 for n in src.nodes() if n.type == "template_declaration")
+    row["includes"] = sorted({m.decode() for m in INCLUDE.findall(result)})
+    row["interesting"] = run_check(out, flags)["interesting"]
+    row["result"] = out
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("case", type=Path)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--only", choices=("with", "without"), help="run one variant only")
+    ap.add_argument("--keep", type=Path, help="copy the results here")
+    args = ap.parse_args()
+    case = args.case.resolve()
+    flags = [f if not f.startswith("-I") else "-I" + str((ROOT / f[2:]).resolve())
+             for f in shlex.split((case / "flags").read_text())]
+    print(f"| case | schedule | bytes (flattened) | tokens (flattened) | tests run | wall s (-j {args.jobs}) "
+          f"| kernel still a template | templates left | includes | `reduce check` |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="transforms-") as d:
+        for variant in (args.only,) if args.only else ("with", "without"):
+            r = run(variant, case, flags, args.jobs, Path(d))
+            print(f"| {case.name} | {variant} transforms | {r['bytes']} ({r['bytes0']}) | {r['tokens']} ({r['tokens0']}) "
+                  f"| {r['tests']} | {r['wall']:.0f} | {'yes' if r['kernel_template'] else 'no'} | {r['templates']} "
+                  f"| {', '.join(r['includes'])} | {'interesting' if r['interesting'] else 'NOT interesting'} |", flush=True)
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                (args.keep / r["result"].name).write_bytes(r["result"].read_bytes())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Inline a function at its only call and delete its definition, in one item, whatever its size
+(C-Reduce and C-Vise inline only callees under 10 statements, so a helper chain stays).
+
+The call's statement becomes a block that binds the parameters to the arguments as locals and
+holds the body; a trailing `return e;` becomes an assignment to the caller's variable (or `e;`),
+other returns `{ x = e; break; }` inside `do { } while (0)`. A call inside an expression is
+inlined when the body is one `return e;`: the parameters become the (cast) arguments. Both the
+call and the definition go in the same item, so the file shrinks: a callee with several calls is
+left to the other passes.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from tree_sitter import Node
+
+from ..edits import Edit, Item, apply, line_span
+from ..source import Source, walk
+from .base import Pass
+from .instantiate import inside_template
+from .syntax import elements, simple_name
+
+_SCOPES = frozenset({"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
+                     "preproc_elif", "linkage_specification"})
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement"})
+_UNSAFE = frozenset({"lambda_expression", "goto_statement", "labeled_statement", "static_assert_declaration"})
+_MACRO_LIKE = re.compile(rb"^(?:[A-Z][A-Z0-9_]*|__\w+__|inline|static|extern|constexpr|consteval)$")
+_WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts
+_PLAIN = frozenset({"identifier", "number_literal", "true", "false", "field_expression"})
+
+
+class _Callee:
+    def __init__(self, src: Source, fn: Node):
+        decl = fn.child_by_field_name("declarator")
+        self.node, self.body = fn, fn.child_by_field_name("body")
+        self.params = elements(decl.child_by_field_name("parameters"))
+        self.names = [_param_name(p) for p in self.params]
+        head = src.text[fn.start_byte:decl.start_byte].split()
+        while head and _MACRO_LIKE.match(head[0]):
+            head.pop(0)
+        self.returns = b" ".join(head)
+        self.return_nodes = [n for n in walk(self.body) if n.type == "return_statement"]
+
+    def ok(self) -> bool:
+        return (self.body is not None and self.body.type == "compound_statement" and all(self.names)
+                and not any(c.type == "__global__" for c in self.node.children)
+                and not any(p.type == "variadic_parameter_declaration" or p.text == b"void" for p in self.params)
+                and not any(n.type in _UNSAFE or n.text == b"static" for n in walk(self.body)))
+
+
+def _param_name(p: Node) -> bytes | None:
+    decl = p.child_by_field_name("declarator")
+    return simple_name(decl) if decl is not None and decl.type != "abstract_function_declarator" else None
+
+
+class Inline(Pass):
+    name = "inline"
+    needs_tree = True
+
+    def enumerate(self, src: Source) -> list[Item]:
+        counts = Counter(src.text[t.start:t.end] for t in src.tokens if t.kind == "ident")
+        defs: dict[bytes, list[Node]] = {}
+        for node in src.nodes():
+            if node.type == "function_definition" and node.parent is not None and node.parent.type in _SCOPES:
+                defs.setdefault(simple_name(node.child_by_field_name("declarator")), []).append(node)
+        items = []
+        for node in src.nodes():
+            if node.type != "call_expression":
+                continue
+            fn = node.child_by_field_name("function")
+            if fn is None or fn.type not in ("identifier", "qualified_identifier") \
+                    or any(c.type == "kernel_call_syntax" for c in node.children):
+                continue
+            name = simple_name(fn)
+            if len(defs.get(name, ())) != 1 or counts[name] != 2 or inside_template(defs[name][0]):
+                continue  # one definition, named once there and once here
+            callee = _Callee(src, defs[name][0])
+            if not callee.ok() or callee.node.start_byte <= node.start_byte < callee.node.end_byte:
+                continue
+            edit = _inline(src, node, callee)
+            if edit is not None:
+                items.append((edit, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte))))
+        return items
+
+
+def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
+    args = elements(call.child_by_field_name("arguments"))
+    if len(args) > len(callee.params):
+        return None
+    parent = call.parent
+    if parent.type == "expression_statement":
+        return _as_statement(src, parent, callee, args, None)
+    if parent.type == "return_statement":
+        return _as_statement(src, parent, callee, args, b"return")
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == call \
+            and parent.child_by_field_name("operator").type == "=" and parent.parent.type == "expression_statement" \
+            and parent.child_by_field_name("left").type == "identifier":
+        return _as_statement(src, parent.parent, callee, args, parent.child_by_field_name("left").text)
+    if parent.type == "init_declarator" and parent.parent.type == "declaration" \
+            and parent.parent.parent.type == "compound_statement":
+        stmt = parent.parent
+        decl = parent.child_by_field_name("declarator")
+        if decl.type == "identifier" and len([c for c in stmt.named_children if c.type == "init_declarator"]) == 1:
+            head = src.text[stmt.start_byte:parent.start_byte].replace(b"constexpr ", b"").replace(b"const ", b"")
+            edit = _as_statement(src, stmt, callee, args, decl.text)
+            return edit and Edit(edit.start, edit.end, head + decl.text + b";\n" + edit.replacement)
+    return _as_expression(src, call, callee, args)
+
+
+def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:
+    """`T p = arg;` per parameter; none where the argument is the parameter's own name and
+    the body never writes to it (`p` passed on as `p`)."""
+    out = []
+    arg_idents = {t for a in args for t in _idents(a)}
+    for i, (p, name) in enumerate(zip(callee.params, callee.names)):
+        if i < len(args):
+            value = args[i].text
+        elif (default := p.child_by_field_name("default_value")) is not None:
+            value = default.text
+        else:
+            return None
+        if value == name and (_const_ref(p) or not _written(src, callee.body, name)):
+            continue
+        if name in arg_idents:
+            return None  # `int a = b; int b = a;`: the second would read the new local
+        decl = p.text if p.type == "parameter_declaration" else src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
+        out.append(decl + b" = " + value + b";")
+    return b" ".join(out)
+
+
+def _const_ref(p: Node) -> bool:
+    decl = p.child_by_field_name("declarator")
+    return decl is not None and decl.type == "reference_declarator" and any(
+        c.type == "type_qualifier" and c.text == b"const" for c in p.children)
+
+
+def _idents(node: Node) -> set[bytes]:
+    return {n.text for n in walk(node) if n.type == "identifier"}
+
+
+def _written(src: Source, body: Node, name: bytes) -> bool:
+    for n in walk(body):
+        if n.type == "identifier" and n.text == name:
+            before = src.text[max(0, n.start_byte - 2):n.start_byte]
+            if _WRITE.match(src.text[n.end_byte:n.end_byte + 3]) or before.endswith((b"++", b"--", b"&")):
+                return True
+    return False
+
+
+def _as_statement(src: Source, stmt: Node, callee: _Callee, args: list[Node], target: bytes | None) -> Edit | None:
+    """Replace `stmt` (`f(a);`, `x = f(a);`, `T x = f(a);` or `return f(a);`) by a block."""
+    bind = _bindings(src, callee, args)
+    if bind is None or (target not in (None, b"return") and target in _idents(callee.body)):
+        return None
+    body = callee.body
+    last = body.named_children[-1] if body.named_children else None
+    returns = callee.return_nodes
+    if target == b"return":
+        edits = []
+    elif not returns or returns == [last]:
+        edits = [Edit(r.start_byte, r.end_byte, _assign(r, target, False)) for r in returns]
+    elif any(_in_loop(r, body) for r in returns):
+        return None
+    else:
+        edits = [Edit(r.start_byte, r.end_byte, b"{ " + _assign(r, target, True) + b" }") for r in returns]
+    inner = apply(src.text[body.start_byte + 1:body.end_byte - 1],
+                  [Edit(e.start - body.start_byte - 1, e.end - body.start_byte - 1, e.replacement) for e in edits])
+    if returns and returns != [last] and target != b"return":
+        inner = b"do {" + inner + b"} while (0);"
+    return Edit(stmt.start_byte, stmt.end_byte, b"{ " + bind + inner + b"}")
+
+
+def _assign(ret: Node, target: bytes | None, jump: bool) -> bytes:
+    value = ret.named_children[0].text if ret.named_children else None
+    text = (target + b" = " + value + b";") if value is not None and target else (value + b";" if value else b"")
+    return text + (b" break;" if jump else b"")
+
+
+def _in_loop(node: Node, body: Node) -> bool:
+    node = node.parent
+    while node is not None and node != body:
+        if node.type in _LOOPS:
+            return True
+        node = node.parent
+    return False
+
+
+def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -> Edit | None:
+    """`f(a)` in an expression, body `{ return e; }`: `((R)(e'))` with each parameter replaced by
+    its argument, cast to the parameter's type when it is taken by value."""
+    stmts = callee.body.named_children
+    if len(stmts) != 1 or stmts[0].type != "return_statement" or not stmts[0].named_children \
+            or not callee.returns or callee.returns == b"void" or len(args) != len(callee.params):
+        return None
+    expr = stmts[0].named_children[0]
+    uses = Counter(n.text for n in walk(expr) if n.type == "identifier")
+    edits = []
+    for p, name, arg in zip(callee.params, callee.names, args):
+        if uses[name] != 1 and arg.type not in _PLAIN:
+            return None  # would evaluate the argument twice, or drop its side effects
+        decl = p.child_by_field_name("declarator")
+        by_ref = decl.type == "reference_declarator"
+        value = b"(" + arg.text + b")" if by_ref else \
+            b"((" + src.text[p.start_byte:decl.start_byte] + src.text[decl.start_byte:decl.end_byte].replace(name, b"") + b")(" + arg.text + b"))"
+        edits += [Edit(n.start_byte - expr.start_byte, n.end_byte - expr.start_byte, value)
+                  for n in walk(expr) if n.type == "identifier" and n.text == name
+                  and not (n.parent.type == "field_expression" and n.parent.child_by_field_name("field") == n)]
+    return Edit(call.start_byte, call.end_byte, b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")

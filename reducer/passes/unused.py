@@ -1,0 +1,100 @@
+"""Delete declarations nothing refers to: a function, type, alias, variable, template or macro
+whose name occurs nowhere outside its own declaration.
+
+Tree deletion reaches the same declarations, but mixed with used ones: its big chunks fail and
+ddmin pays a test per halving. Here every item is a likely success, so the first chunk (all of
+them) usually passes in one test. Kernels are roots, never unused.
+"""
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+
+from tree_sitter import Node
+
+from ..edits import Item, deletion, line_span
+from ..source import Source
+from .base import Pass
+from .instantiate import entity_name
+from .syntax import deletable, simple_name
+
+_KINDS = frozenset({
+    "function_definition", "declaration", "template_declaration", "struct_specifier", "class_specifier",
+    "union_specifier", "enum_specifier", "alias_declaration", "type_definition", "field_declaration",
+    "preproc_def", "preproc_function_def",
+})
+
+
+def declared_names(node: Node) -> list[bytes]:
+    """Names a declaration introduces (an unscoped enum: its enumerators too); [] when unsure."""
+    t = node.type
+    if t == "template_declaration":
+        entity = node.named_children[-1] if node.named_children else None
+        return [n] if entity is not None and (n := _entity_or_decl_name(entity)) else []
+    if t in ("declaration", "field_declaration", "type_definition"):
+        names = [simple_name(d) for i, d in enumerate(node.children) if node.field_name_for_child(i) == "declarator"]
+        if not names:  # `struct S {...};` is a declaration of its type
+            type_ = node.child_by_field_name("type")
+            return declared_names(type_) if type_ is not None and type_.type in _KINDS else []
+        return names if all(names) else []
+    if t == "enum_specifier":
+        body, name = node.child_by_field_name("body"), node.child_by_field_name("name")
+        if body is None:
+            return []
+        scoped = any(c.type in ("class", "struct") for c in node.children)
+        enumerators = [] if scoped else [e.child_by_field_name("name").text for e in body.named_children
+                                         if e.type == "enumerator"]
+        return ([name.text] if name is not None else []) + enumerators
+    n = _entity_or_decl_name(node)
+    return [n] if n else []
+
+
+def _entity_or_decl_name(node: Node) -> bytes | None:
+    if node.type in ("struct_specifier", "class_specifier", "union_specifier", "function_definition"):
+        if node.type != "function_definition" and node.child_by_field_name("body") is None:
+            return None
+        return entity_name(node)
+    if node.type in ("alias_declaration", "preproc_def", "preproc_function_def"):
+        name = node.child_by_field_name("name")
+        return name.text if name is not None else None
+    if node.type == "declaration":
+        names = declared_names(node)
+        return names[0] if len(names) == 1 else None
+    return None
+
+
+def _is_kernel(node: Node) -> bool:
+    """A `__global__` function outside a template: an entry point. A kernel template nothing
+    instantiates emits no code."""
+    return node.type != "template_declaration" and (any(c.type == "__global__" for c in node.children) or any(
+        _is_kernel(c) for c in node.named_children if c.type in ("function_definition", "declaration")))
+
+
+class Unused(Pass):
+    name = "unused"
+    needs_tree = True
+
+    def enumerate(self, src: Source) -> list[Item]:
+        where: dict[bytes, list[int]] = defaultdict(list)
+        for tok in src.tokens:
+            if tok.kind == "ident":
+                where[src.text[tok.start:tok.end]].append(tok.start)
+        items, covered = [], 0  # nothing inside an unused declaration is proposed on its own
+        for node in src.nodes():
+            if node.start_byte < covered or node.type not in _KINDS or not deletable(node) or _is_kernel(node):
+                continue
+            names = declared_names(node)
+            if not names or b"main" in names:
+                continue
+            if all(_inside(where[n], node) == len(where[n]) for n in names):
+                end = node.end_byte
+                nxt = node.next_sibling
+                if nxt is not None and nxt.type == ";" and node.type.endswith("_specifier"):
+                    end = nxt.end_byte
+                items.append(deletion(*line_span(src.text, node.start_byte, end)))
+                covered = end
+        return items
+
+
+def _inside(positions: list[int], node: Node) -> int:
+    return bisect.bisect_left(positions, node.end_byte) - bisect.bisect_left(positions, node.start_byte)

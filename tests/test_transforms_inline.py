@@ -1,0 +1,60 @@
+"""inline: a function called once is replaced at its call by its body, and its definition goes."""
+from conftest import needs_clang22
+from transforms import PRELUDE, fixpoint, mfma_counts
+
+from reducer.passes import REGISTRY
+from reducer.source import Source
+
+KERNEL = PRELUDE + b"""
+struct Tile { int m0, c0; };
+__device__ Tile tile_of(int block, int n) {
+  Tile r;
+  r.m0 = block % n * 16;
+  r.c0 = block / n * 16;
+  return r;
+}
+__device__ int clamp_row_to_the_tensor_height(int r, int n) {
+  if (r >= n) return n - 1;
+  return r < 0 ? 0 : r;
+}
+__device__ unsigned scaled(unsigned x, int s) { return x * s + 1; }
+__device__ f32x4_t mma(const bf16x8_t* in, int i, f32x4_t c) {
+  for (int k = 0; k < 4; ++k)
+    c = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[i + k], in[i + k + 1], c, 0, 0, 0);
+  return c;
+}
+__device__ void store(f32x4_t* dst, f32x4_t v) { dst[threadIdx.x] = v; }
+__global__ void kern(const bf16x8_t* in, f32x4_t* out, int n) {
+  const Tile t = tile_of(blockIdx.x, n);
+  int row = clamp_row_to_the_tensor_height(t.m0 + threadIdx.x, n);
+  f32x4_t acc = {};
+  acc = mma(in, row + t.c0, acc);
+  out[scaled(row, 2)] = acc;
+  store(out + n, acc);
+}
+"""
+
+
+def test_inlining_removes_every_helper_called_once():
+    text, steps = fixpoint("inline", KERNEL)
+    body = text[len(PRELUDE):]
+    assert steps == 5, body.decode()
+    for name in (b"tile_of", b"clamp_row", b"scaled", b"mma", b"store"):
+        assert name not in body, name
+    assert b"do {" in body and b"{ row = n - 1; break; }" in body  # an early return
+    assert b"((unsigned)(((unsigned )(row)) * ((int )(2)) + 1))" in body  # scaled(): an expression
+    assert Source(text, "cuda").error_count <= Source(KERNEL, "cuda").error_count
+
+
+def test_functions_called_twice_or_recursive_stay():
+    twice = KERNEL.replace(b"store(out + n, acc);", b"store(out + n, acc); store(out, acc);")
+    outs = REGISTRY["inline"].items(Source(twice, "cuda"), 0)
+    assert len(outs) == 4  # all but store
+    rec = b"__device__ int f(int n) { return n ? f(n - 1) : 0; }\n__global__ void k(int* p) { p[0] = f(3); }\n"
+    assert REGISTRY["inline"].items(Source(rec, "cuda"), 0) == []
+
+
+@needs_clang22
+def test_inlining_keeps_the_kernel_mfma_count():
+    text, _ = fixpoint("inline", KERNEL)
+    assert mfma_counts(text) == mfma_counts(KERNEL) == [4]

@@ -1,0 +1,92 @@
+"""instantiate: a template with one argument list becomes the plain function or class."""
+from conftest import needs_clang22
+from kernels import PRESSURE
+from transforms import PRELUDE, fixpoint, mfma_counts
+
+from interestingness.spill import SpillOracle, base_name
+from reducer.passes import REGISTRY
+from reducer.source import Source
+
+KERNEL = PRELUDE + b"""
+struct Config {
+  int reps, waves;
+  int unroll = 1;
+  int mfma = 16;
+  constexpr int tile() const { return reps * waves * mfma; }
+  constexpr int k() const { return mfma == 16 ? 32 : 16; }
+};
+constexpr Config configs[] = {{1, 1}, {2, 4, .unroll = 0}, {.reps = 3, .waves = 2}};
+
+template <typename Acc> __device__ Acc zero() { return Acc{}; }
+template <int N> __device__ f32x4_t step(bf16x8_t a, f32x4_t c) {
+  if constexpr (N == 16) return __builtin_amdgcn_mfma_f32_16x16x32_bf16(a, a, c, 0, 0, 0);
+  else { static_assert(N == 16, "other shapes"); return c; }  // discarded: must not survive
+}
+template <Config C> __global__ __launch_bounds__(256, 2) void kern(const bf16x8_t* in, f32x4_t* out) {
+  f32x4_t acc = zero<f32x4_t>();
+#pragma unroll
+  for (int r = 0; r < C.reps * C.waves; ++r) acc = step<C.mfma>(in[threadIdx.x + r * C.tile()], acc);
+  if constexpr (C.unroll) out[threadIdx.x] = acc; else out[threadIdx.x + C.k()] = acc;
+}
+template <Config C> void launch(const bf16x8_t* in, f32x4_t* out) { kern<C><<<1, 256>>>(in, out); }
+template void launch<configs[1]>(const bf16x8_t*, f32x4_t*);
+"""
+
+
+def test_instantiation_folds_the_config_and_keeps_the_taken_branch():
+    text, steps = fixpoint("instantiate", KERNEL)
+    body = text[len(PRELUDE):]
+    assert steps == 4 and b"template" not in body, body.decode()  # launch, kern, zero, step
+    assert b"r < 8;" in body and b"r * 128]" in body and b"out[threadIdx.x + 32] = acc;" in body
+    assert b"static_assert" not in body and b"<<<1, 256>>>" in body
+    assert Source(text, "cuda").error_count <= Source(KERNEL, "cuda").error_count
+
+
+@needs_clang22
+def test_instantiation_keeps_the_kernel_mfma_count():
+    text, _ = fixpoint("instantiate", KERNEL)
+    assert mfma_counts(text) == mfma_counts(KERNEL) == [8]
+
+
+def test_templates_with_two_argument_lists_or_local_arguments_stay():
+    two = KERNEL + b"template void launch<configs[2]>(const bf16x8_t*, f32x4_t*);\n"
+    assert REGISTRY["instantiate"].items(Source(two, "cuda"), 0) == []
+    local = b"template <typename T> T id(T x) { return x; }\nvoid f() { using L = int; id<L>(1); }\n"
+    assert REGISTRY["instantiate"].items(Source(local, "cuda"), 0) == []
+
+
+def test_base_names_of_kernels():
+    assert base_name("_ZN7hipconv5cdna412direct_wgrad12wgrad_kernelILNS_6ConfigE0EEEvNS_10ConvParamsE") == "wgrad_kernel"
+    assert base_name("_Z5spillPfPKfi") == "spill" and base_name("plain_c_kernel") == "plain_c_kernel"
+
+
+@needs_clang22
+def test_the_oracle_still_finds_an_instantiated_kernel(tmp_path):
+    """The instantiated kernel has another mangled name; the oracle must follow it, or no
+    reduction could ever take the kernel out of its template."""
+    template = ("#define BOUND\n" + PRESSURE.replace("__global__ BOUND void spill(", "template <int N> __global__ BOUND void spill(")
+                + "template __global__ void spill<140>(float* __restrict__, const float* __restrict__, int);\n").encode()
+    oracle = SpillOracle("k.hip", [], None, "lto.spill_ops > 0 and nolto.spill_ops > 0", tmp_dir=tmp_path,
+                         cwd=tmp_path).resolve_targets(template)
+    plain, steps = fixpoint("instantiate", template)
+    assert steps == 1 and b"template" not in plain
+    assert oracle.targets == ("_Z5spillILi140EEvPfPKfi",)
+    assert oracle.test(plain).interesting
+    assert not oracle.test(plain.replace(b"void spill(", b"void other(")).interesting
+
+
+def test_a_use_packed_against_a_name_keeps_a_space():
+    text = b"template <int N> struct Box { int v[N]; };\nvoid f() { Box<3>b; b.v[0] = 1; }\n"
+    out, _ = fixpoint("instantiate", text)
+    assert out == b"struct Box { int v[3]; };\nvoid f() { Box b; b.v[0] = 1; }\n"
+
+
+def test_explicit_specialisations_and_order_of_declarations():
+    spec = (b"template <int S> struct Mma { static constexpr int m = S; };\n"
+            b"template <> struct Mma<32> { static constexpr int m = 32; using acc_t = float; };\n"
+            b"template <> struct Mma<16> { static constexpr int m = 16; };\n"
+            b"int f() { Mma<32>::acc_t x = Mma<32>::m; return x; }\n")
+    out, _ = fixpoint("instantiate", spec)
+    assert out == b"struct Mma { static constexpr int m = 32; using acc_t = float; };\nint f() { Mma::acc_t x = Mma::m; return x; }\n"
+    later = b"template <typename A> A zero() { return A{}; }\nstruct Late { using Acc = int; };\nint g() { return zero<Late::Acc>(); }\n"
+    assert REGISTRY["instantiate"].items(Source(later, "cuda"), 0) == []  # `Late` is declared after the template

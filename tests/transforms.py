@@ -1,0 +1,41 @@
+"""Shared by the transform tests: run a pass to its fixpoint, and build a HIP file for gfx950
+with clang 22 (no-LTO side, one compile) to read its kernels' MFMA counts."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from interestingness.compile import NOLTO, Compiler, prepare_flags
+from interestingness.metrics import analyse
+from interestingness.toolchain import find_toolchain
+from reducer.edits import apply
+from reducer.passes import REGISTRY
+from reducer.source import Source
+
+# A small MFMA kernel: C++20 config struct as template argument, a config table, 16x16x32 bf16 MFMAs.
+PRELUDE = b"""#include <hip/hip_runtime.h>
+using bf16x8_t = __attribute__((ext_vector_type(8))) __bf16;
+using f32x4_t = __attribute__((ext_vector_type(4))) float;
+"""
+
+
+def fixpoint(pass_name: str, text: bytes) -> tuple[bytes, int]:
+    """Apply the first item that shrinks the file, as the engine would accept it, until there is
+    none; the result and the number of items applied. No step may add a parse error."""
+    steps = 0
+    while True:
+        items = REGISTRY[pass_name].items(Source(text, "cuda"), 0) or []
+        new = next((c for c in (apply(text, item) for item in items) if len(c) < len(text)), None)
+        if new is None:
+            return text, steps
+        assert Source(new, "cuda").error_count <= Source(text, "cuda").error_count, new.decode()
+        text, steps = new, steps + 1
+
+
+def mfma_counts(text: bytes, flags: tuple[str, ...] = ("-std=gnu++20",)) -> list[int]:
+    """Sorted v_mfma counts of the kernels of `text`, built without LTO; fails on a compile error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        flags, _ = prepare_flags(list(flags), Path(tmp))
+        built = Compiler(find_toolchain(), flags, "t.hip", tmp, timeout=120).compile(NOLTO, text)
+        assert built.ok, built.message + "\n" + text.decode()
+        return sorted(m["mfma"] for m in analyse(built.asm).values())

@@ -80,8 +80,10 @@ class Unused(Pass):
             if tok.kind == "ident":
                 where[src.text[tok.start:tok.end]].append(tok.start)
         items, covered = [], 0  # nothing inside an unused declaration is proposed on its own
+        fields: dict = {}
         for node in src.nodes():
-            if node.start_byte < covered or node.type not in _KINDS or not deletable(node) or _is_kernel(node):
+            if (node.start_byte < covered or node.type not in _KINDS or not deletable(node, fields)
+                    or _is_kernel(node)):
                 continue
             names = declared_names(node)
             if not names or b"main" in names:

@@ -101,10 +101,20 @@ class SpillOracle:
         return Measurement(compiled, metrics)
 
     def match(self, measurement: Measurement, names: Sequence[str]) -> dict[str, list[str]]:
-        """{user name: kernels it selects}: the mangled name itself or a demangled substring."""
+        """{user name: kernels it selects}: the mangled name itself or a demangled substring; a
+        mangled name no kernel has selects the kernels of its base name (renamed by a reduction)."""
         kernels = measurement.kernel_names()
         plain = demangle(kernels, self.toolchain)
-        return {n: [k for k in kernels if k == n or n in plain[k]] for n in names}
+
+        def select(n: str) -> list[str]:
+            if n in kernels:
+                return [n]
+            found = [k for k in kernels if n in plain[k]]
+            if not found and n.startswith("_Z"):
+                found = [k for k in kernels if base_name(k) == base_name(n)]
+            return found
+
+        return {n: select(n) for n in names}
 
     def kernel_verdict(self, measurement: Measurement, kernel: str) -> tuple[bool, str]:
         """(predicate holds, why not) for one kernel with both sides computed."""

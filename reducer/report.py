@@ -10,6 +10,7 @@ from typing import Any
 
 from interestingness.check import format_check
 from interestingness.metrics import METRICS
+from interestingness.spill import base_name
 
 from .budget import format_seconds
 from .files import atomic_write
@@ -87,7 +88,9 @@ def metric_table(metrics: dict[str, dict]) -> list[str]:
     lines = []
     kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
     for k in kernels:
-        before = next((o for o in metrics["original"]["kernels"] if o["name"] == k["name"]), {})
+        before = next((o for o in metrics["original"]["kernels"] if o["name"] == k["name"]), None) or next(
+            (o for o in metrics["original"]["kernels"] if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
+            {})  # a reduction may rename the kernel (an instantiated template, a deleted parameter)
         lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
                   "|---|---|---|---|---|"]
         for m in METRICS:

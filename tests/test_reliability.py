@@ -26,6 +26,7 @@ def reduce(*args, cwd: Path, shell_prefix: str = ""):
 def alternating(tmp_path: Path, condition: str) -> Path:
     """A real flaky test: when `condition` fails, it answers yes and no in turn."""
     return write_script(tmp_path / "flaky.sh", f"{condition} && exit 0\n"
+                        f"exec 9>{tmp_path}/lock; flock 9\n"  # tests run in parallel: count under a lock
                         f"n=$(cat {tmp_path}/count 2>/dev/null || echo 0); echo $((n + 1)) > {tmp_path}/count\n"
                         "exit $((n % 2))\n")
 

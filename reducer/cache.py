@@ -15,11 +15,13 @@ SQLite makes concurrent runs safe without a lock protocol of our own.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import socket
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,14 @@ def default_cache_dir() -> Path:
     return Path(base) / APP_NAME
 
 
+def _locked(method):
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return call
+
+
 class VerdictCache:
     def __init__(self, directory: Path, identity: dict[str, Any], *, max_entries: int = 200_000,
                  max_bytes: int = 1 << 30, digest=None):
@@ -44,6 +54,7 @@ class VerdictCache:
                                   default=str).encode() + b"\0"
         self._digest = digest or (lambda key: hashlib.sha256(key).hexdigest())
         self.collisions = 0
+        self._lock = threading.RLock()
         if not self.enabled:
             return
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -51,8 +62,7 @@ class VerdictCache:
         for path in (directory, database):
             if path.is_symlink():
                 raise OSError(f"refusing a symlink planted as the verdict cache: {path}")
-        # check_same_thread=False: a caller sharing one cache between threads serializes its calls
-        # (reducer/ir_server.py holds a lock)
+        # one connection shared by the threads of a process (reduce ir's verdict server), one at a time
         self._db = sqlite3.connect(database, timeout=60, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
@@ -61,6 +71,7 @@ class VerdictCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS claims (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)")
 
+    @_locked
     def get(self, content: bytes) -> Verdict | None:
         if not self.enabled:
             return None
@@ -75,6 +86,7 @@ class VerdictCache:
         self._db.execute("UPDATE entries SET used = ? WHERE digest = ?", (time.time(), digest))
         return Verdict(**json.loads(row[1]))
 
+    @_locked
     def put(self, content: bytes, verdict: Verdict) -> None:
         if not self.enabled or verdict.infra_failure:
             return
@@ -87,6 +99,7 @@ class VerdictCache:
                              (self._digest(key), key, record, len(key) + len(record), time.time()))
             self._evict()
 
+    @_locked
     def claim(self, content: bytes, stale_after: float) -> bool:
         """True when this process is to evaluate `content`; False when another live process has
         claimed it within `stale_after` seconds (wait for its verdict with `wait`)."""
@@ -103,6 +116,7 @@ class VerdictCache:
             self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (digest, key, _HOST, os.getpid(), now))
         return True
 
+    @_locked
     def release(self, content: bytes) -> None:
         if self.enabled:
             self._db.execute("DELETE FROM claims WHERE digest = ? AND host = ? AND pid = ?",
@@ -117,7 +131,8 @@ class VerdictCache:
             verdict = self.get(content)
             if verdict is not None:
                 return verdict
-            row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?", (digest,)).fetchone()
+            with self._lock:
+                row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?", (digest,)).fetchone()
             if row is None or bytes(row[0]) != key or time.time() - row[3] >= stale_after or not _alive(row[1], row[2]):
                 return self.get(content)
             time.sleep(poll)
@@ -130,11 +145,13 @@ class VerdictCache:
             self._db.execute("DELETE FROM entries WHERE digest = ?", (digest,))
             count, size = count - 1, size - entry_size
 
+    @_locked
     def entries(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] if self.enabled else 0
 
 
 _HOST = socket.gethostname()
+
 
 
 def _alive(host: str, pid: int) -> bool:

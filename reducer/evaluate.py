@@ -4,6 +4,7 @@ does not depend on -j."""
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -54,6 +55,9 @@ class Evaluator:
         self._view = layout_free if oracle.ignores_layout else bytes
         self.counters = Counters()
         self._memo: dict[str, Verdict] = {}
+        # `test` may be called from several threads (reduce ir's verdict server): memory and
+        # counters change under this lock, oracle runs happen outside it
+        self._lock = threading.RLock()
         self._parallel: Parallel | None = None
 
     def __enter__(self) -> "Evaluator":
@@ -101,6 +105,10 @@ class Evaluator:
             return EMPTY
         view = self._view(content)
         key = digest(view)
+        with self._lock:
+            return self._recall(key, view)
+
+    def _recall(self, key: str, view: bytes) -> Verdict | None:
         known = self._memo.get(key)
         if known is not None:
             self.counters.memo_hits += 1
@@ -162,7 +170,8 @@ class Evaluator:
                 verdicts[i] = v
             retry = [i for i in mine if verdicts[i].infra_failure]
             if retry:
-                self.counters.infra_retries += len(retry)
+                with self._lock:
+                    self.counters.infra_retries += len(retry)
                 for i in retry:
                     self._journal_check(views[i], verdicts[i])
                 for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
@@ -195,18 +204,21 @@ class Evaluator:
 
     def _remember(self, view: bytes, verdict: Verdict) -> None:
         key = digest(view)
-        self._memo[key] = verdict
+        with self._lock:
+            self._memo[key] = verdict
         if self.journal is not None:
             self.journal.append(key, verdict, self.budget.elapsed())
 
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
         if not contents:
             return []
-        self.counters.tests += len(contents)
+        with self._lock:
+            self.counters.tests += len(contents)
         if self._parallel is None or (len(contents) == 1 and self._client is None):
             verdicts = [self.oracle.test(c) for c in contents]
         else:
             verdicts = list(self._parallel(delayed(self.oracle.test)(c) for c in contents))
-        self.counters.oracle_seconds += sum(v.seconds for v in verdicts)
+        with self._lock:
+            self.counters.oracle_seconds += sum(v.seconds for v in verdicts)
         return verdicts
 

@@ -10,7 +10,6 @@ user on the machine cannot use it.
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 import socketserver
 import threading
@@ -19,21 +18,19 @@ from pathlib import Path
 from interestingness.verdict import Oracle, Verdict
 
 from .cache import VerdictCache
-from .evaluate import Counters
+from .evaluate import Evaluator
 
 
 class VerdictServer:
     """Verdicts for llvm-reduce's tests and for our own passes, through one memory and one cache.
 
-    Each llvm-reduce worker thread gets its own handler thread; oracle runs happen outside the
-    lock, memory and cache accesses inside it."""
+    Each llvm-reduce worker gets its own handler thread, which calls the evaluator's thread-safe
+    single-test path."""
 
     def __init__(self, oracle: Oracle, cache: VerdictCache | None, directory: Path):
         self.oracle = oracle
-        self.cache = cache
-        self.counters = Counters()
-        self._memo: dict[str, Verdict] = {}
-        self._lock = threading.Lock()
+        self.evaluator = Evaluator(oracle, cache=cache)  # one test at a time per thread: no pool
+        self.counters = self.evaluator.counters
         self._token = secrets.token_hex(16)
         server = self
 
@@ -70,30 +67,6 @@ class VerdictServer:
         self._server.server_close()
 
     def verdict(self, content: bytes) -> Verdict:
-        """The memory, else the cache, else the oracle; a failure of the machinery is retried once
-        and never remembered (as in the evaluator)."""
-        key = hashlib.sha256(content).hexdigest()
-        with self._lock:
-            known = self._memo.get(key)
-            if known is not None:
-                self.counters.memo_hits += 1
-                return known
-            known = self.cache.get(content) if self.cache is not None else None
-            if known is not None:
-                self.counters.cache_hits += 1
-                self._memo[key] = known
-                return known
-        verdict = self.oracle.test(content)
-        tests = 1
-        if verdict.infra_failure:
-            verdict = self.oracle.test(content)
-            tests += 1
-        with self._lock:
-            self.counters.tests += tests
-            self.counters.infra_retries += tests - 1
-            self.counters.oracle_seconds += verdict.seconds
-            if not verdict.infra_failure:
-                self._memo[key] = verdict
-                if self.cache is not None:
-                    self.cache.put(content, verdict)
-        return verdict
+        """The evaluator's memory, else the cache, else the oracle (a failure of the machinery
+        retried once and never remembered)."""
+        return self.evaluator.test(content)

@@ -120,7 +120,6 @@ class Journal:
         self.known: dict[str, Verdict] = {}
         self.tests = 0            # lines read back: tests run in earlier sessions
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
-        self.repeated = 0         # keys that appear more than once (should stay 0)
         self._load()
         self._fd = append_only(path)
 
@@ -144,7 +143,6 @@ class Journal:
             self.tests += 1
             if record.get("check"):  # a stability check, not the candidate's verdict
                 continue
-            self.repeated += record["key"] in self.known
             self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
 
     def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False) -> None:

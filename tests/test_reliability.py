@@ -82,7 +82,7 @@ def test_a_full_disk_stops_the_run_with_the_best_file_intact(tmp_path):
     assert r.returncode == 10, r.stdout + r.stderr
     assert "cannot write the run's files" in r.stderr and "intact" in r.stderr and "Traceback" not in r.stderr
     best = (tmp_path / "case.reduced.c").read_bytes()
-    assert b"MARK" in best and best.endswith(b"\n") or best.endswith(b"}")  # a whole accepted file
+    assert b"MARK" in best and best.count(b"int f") >= 40  # a whole accepted (interesting) file
 
 
 def test_hostile_file_names_never_reach_a_shell(tmp_path):

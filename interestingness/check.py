@@ -47,7 +47,8 @@ def run_check(
         "flags": list(oracle.compiler.flags),
         "dropped_flags": list(oracle.dropped_flags),
         "compiles": {side: {"ok": c.ok, "seconds": round(c.seconds, 3), "failure": c.failure,
-                            "message": c.message, "command": list(c.command)}
+                            "message": c.message, "command": list(c.command),
+                            "uninitialized": c.uninitialized}
                      for side, c in m.compiled.items()},
         "kernels": kernels,
     }
@@ -61,6 +62,8 @@ def format_check(report: dict[str, Any]) -> str:
         lines.append(f"ignored flags: {' '.join(report['dropped_flags'])}")
     for side, c in report["compiles"].items():
         state = f"ok in {c['seconds']:.2f}s" if c["ok"] else f"{c['failure']}: {c['message']}"
+        if c["uninitialized"]:
+            state += f", {c['uninitialized']} -Wuninitialized warning(s): undefined behaviour"
         lines.append(f"compile {side}: {state}")
     width = max(len(m.label) for m in METRICS)
     for k in report["kernels"]:

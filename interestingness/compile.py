@@ -43,6 +43,9 @@ _ARCH = ("--offload-arch", "--cuda-gpu-arch")
 _ENV_PREFIXES = ("CLANG", "LLVM", "HIP", "ROCM", "AMD", "CCC_")
 _ENV_NAMES = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "COMPILER_PATH", "LIBRARY_PATH"}
 # Tool died for reasons outside the candidate (the driver reports a killed child this way).
+# Front-end warnings of a use of an uninitialized variable (-Wuninitialized and its subgroups):
+# reductions create such uses, and a test case with undefined behaviour is no bug report.
+UNINITIALIZED = re.compile(r"warning: .*\[-W[\w-]*uninitialized[\w-]*\]")
 INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
                            r"|std::bad_alloc|No space left on device|Disk quota exceeded")
 
@@ -110,6 +113,7 @@ class Compiled:
     failure: str | None = None  # "error" (verdict), "timeout" (verdict), "infra" (retry)
     message: str = ""
     artifacts: str | None = None  # temp dir kept for inspection
+    uninitialized: int = 0  # front-end warnings of uninitialized uses (UNINITIALIZED)
 
     @property
     def ok(self) -> bool:
@@ -151,7 +155,7 @@ class Compiler:
         else:
             raise ValueError(f"unknown side {side!r}")
         return [self.toolchain.clang, "-x", "hip", "-nogpuinc", "-nogpulib", f"-I{SHIM_DIR}",
-                f"-iquote{self.source_dir}", "-fno-crash-diagnostics", *self.flags, *mode,
+                f"-iquote{self.source_dir}", "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *mode,
                 "--offload-device-only", "--no-gpu-bundle-output"]
 
     def compile(self, side: str, content: bytes, emit: str = "asm") -> Compiled:
@@ -180,7 +184,8 @@ class Compiler:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
                                 message=f"no assembly produced (looked for {ASM_OUT}*)", artifacts=kept)
             asm = tuple(f.read_text(errors="replace") for f in files)
-            return Compiled(side, tuple(cmd), res.seconds, asm=asm, artifacts=kept)
+            return Compiled(side, tuple(cmd), res.seconds, asm=asm, artifacts=kept,
+                            uninitialized=len(UNINITIALIZED.findall(res.stderr)))
         except OSError as e:
             if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE):
                 return Compiled(side, tuple(cmd), 0.0, failure="infra", message=str(e))
@@ -188,6 +193,14 @@ class Compiler:
         finally:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
+
+    def uninitialized(self, content: bytes) -> int:
+        """Front-end warnings of uninitialized uses in `content` (a syntax-only compile)."""
+        cmd = [*self._device_compile(NOLTO), "-fsyntax-only", _operand(self.file_name)]
+        with tempfile.TemporaryDirectory(prefix="reduce-uninit-", dir=self.tmp_parent) as d:
+            (Path(d) / self.file_name).write_bytes(content)
+            res = run(cmd, cwd=Path(d), timeout=self.timeout, env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
+        return len(UNINITIALIZED.findall(res.stderr))
 
     def headers(self, content: bytes) -> list[str]:
         """Every header the device compile of `content` reads (`-E -H`), for cache keys: a changed

@@ -14,15 +14,16 @@ The default predicate (DEFAULT_PREDICATE), exactly:
 
     lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and
     nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and
-    lto.mfma == nolto.mfma
+    lto.mfma > 0 and lto.mfma == nolto.mfma
 
 Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
 Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures
 and uses at most a quarter of the scratch (a reduction once drifted to a kernel whose no-LTO
 build put 80 KB of private arrays in scratch: interesting by spill counts alone, but no longer
-the bug); both builds do the same matrix work. It keys on register spills, not scratch use: LTO can also
-put private arrays in scratch without spilling a register, which is a different effect. The
-oracle adds that the kernel must exist on both sides.
+the bug); both builds do the same matrix work, and some (a c120 reduction once ended with 0
+v_mfma on both sides: 0 == 0, but no longer the MFMA kernel of the report). It keys on
+register spills, not scratch use: LTO can also put private arrays in scratch without spilling a
+register, which is a different effect. The oracle adds that the kernel must exist on both sides.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ SIDE_NAMES = ("lto", "nolto")
 DEFAULT_PREDICATE = (
     "lto.vgpr_spills > 0 and lto.spill_ops > 0"
     " and nolto.spill_ops * 4 <= lto.spill_ops and nolto.vgpr_spills * 4 <= lto.vgpr_spills"
-    " and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma == nolto.mfma"
+    " and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma > 0 and lto.mfma == nolto.mfma"
 )
 
 Value = float | int | bool | None  # None: unknown

@@ -22,7 +22,7 @@ from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import Verdict
 
-IDENTITY_VERSION = "spill-differential/2"  # 2: a target renamed by the reducer is still found
+IDENTITY_VERSION = "spill-differential/3"  # 2: a renamed target is still found; 3: the UB guard
 
 
 class OracleSetupError(ValueError):
@@ -60,6 +60,7 @@ class SpillOracle:
         keep_artifacts: bool = False,
         *,
         cwd: str | os.PathLike | None = None,
+        ub_guard: bool = True,
     ):
         tc = toolchain if isinstance(toolchain, Toolchain) else find_toolchain(toolchain)
         cwd = Path(cwd or os.getcwd())
@@ -75,6 +76,11 @@ class SpillOracle:
         self.kernels = tuple(kernels) if kernels else None
         self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
         self.headers_sha256: str | None = None  # what the original includes, set by resolve_targets
+        # With the guard, a candidate may not warn of more uninitialized uses than the original
+        # (set by resolve_targets): reductions love `int i; for (; i < n; ...)`, and a test case
+        # with undefined behaviour is rejected by the compiler engineers it is meant for.
+        self.ub_guard = ub_guard
+        self.uninitialized: int | None = None
 
     @property
     def toolchain(self) -> Toolchain:
@@ -90,6 +96,7 @@ class SpillOracle:
             "targets": list(self.targets) if self.targets is not None else None,
             "shim_sha256": shim_sha256(),
             "headers_sha256": self.headers_sha256,
+            "uninitialized_limit": self.uninitialized,
             "env": dict(self.compiler.env),
             "timeout": self.compiler.timeout,
         }
@@ -153,6 +160,7 @@ class SpillOracle:
         resolved = copy.copy(self)
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
+        resolved.uninitialized = self.compiler.uninitialized(original) if self.ub_guard else None
         return resolved
 
     def test(self, content: bytes) -> Verdict:
@@ -174,6 +182,9 @@ class SpillOracle:
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
                 return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
+            if self.uninitialized is not None and c.uninitialized > self.uninitialized:
+                return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
+                                      f"-Wuninitialized, the original has {self.uninitialized})")
             tables[side] = by_target(analyse(c.asm), self.targets)
             for t in self.targets:
                 details["kernels"][t][side] = tables[side].get(t)

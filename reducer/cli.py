@@ -97,6 +97,10 @@ main.add_command(ir)
               help="Test each interesting candidate again before keeping it [default: on with --test, off with "
               "the built-in oracle, whose compiles are deterministic].")
 @click.option("--allow-empty", is_flag=True, help="Let an empty or whitespace-only file be interesting.")
+@click.option("--ub-guard/--no-ub-guard", default=True, show_default=True,
+              help="Built-in oracle: refuse candidates with more -Wuninitialized warnings than the original "
+              "(reductions leave uninitialized counters behind, and a test case with undefined behaviour is "
+              "no bug report).")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
@@ -119,7 +123,7 @@ main.add_command(ir)
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
-        no_prefilter: bool, pass_names: str | None,
+        ub_guard: bool, no_prefilter: bool, pass_names: str | None,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
         clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
@@ -146,7 +150,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         cache_max_entries=cache_max_entries, cache_max_bytes=cache_max_bytes,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
         kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
-        pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty)
+        pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty,
+        ub_guard=ub_guard)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
 

@@ -79,6 +79,7 @@ class RunConfig:
     check_repeat: int = 2          # fresh tests of the original and of the result
     recheck: bool | None = None    # re-test each interesting candidate; None: for scripts only
     allow_empty: bool = False
+    ub_guard: bool = True          # built-in oracle: no more -Wuninitialized warnings than the original
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -359,7 +360,8 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
             raise RunError(str(e), EXIT_TEST) from None
     try:
         oracle = SpillOracle(file, config.flags, config.clang, config.predicate or DEFAULT_PREDICATE,
-                             config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep)
+                             config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep,
+                             ub_guard=config.ub_guard)
     except (ToolchainError, PredicateError) as e:
         raise RunError(str(e), EXIT_TEST) from None
     if state.get("targets"):

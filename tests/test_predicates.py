@@ -28,6 +28,7 @@ def test_default_semantics():
     assert p.evaluate(SPILLS, {**CLEAN, "spill_ops": 25, "vgpr_spills": 10}) is True  # a quarter
     assert p.evaluate(SPILLS, {**CLEAN, "spill_ops": 26}) is False
     assert p.evaluate(SPILLS, {**CLEAN, "mfma": 32}) is False  # different matrix work
+    assert p.evaluate({**SPILLS, "mfma": 0}, {**CLEAN, "mfma": 0}) is False  # no matrix work left
     # private arrays in scratch without register spills are another effect
     assert p.evaluate({**CLEAN, "scratch_ops": 50}, CLEAN) is False
     # a no-LTO build that parks private arrays in scratch has drifted away from the effect

@@ -244,3 +244,31 @@ def test_default_predicate_on_corpus(case, monkeypatch):
 def test_corpus_has_positive_and_negative_cases():
     names = [c.name for c in _corpus_cases()]
     assert sum(n.endswith("_pos") for n in names) >= 3 and sum(n.endswith("_neg") for n in names) >= 3
+
+
+UNINIT = b"""
+#include <hip/hip_runtime.h>
+__global__ void sum(float* a, const float* b, int n) {
+  float s = 0;
+  for (int j = 0; j < n; j++) s += b[j * 64 + threadIdx.x];
+  a[threadIdx.x] = s;
+}
+"""
+
+
+def test_ub_guard_refuses_a_new_uninitialized_use(tmp_path):
+    """A reduction that deletes `= 0` from a counter leaves undefined behaviour: not interesting."""
+    broken = UNINIT.replace(b"int j = 0;", b"int j;")
+    assert broken != UNINIT
+    o = oracle(tmp_path, "lto.instructions > 0").resolve_targets(UNINIT)
+    assert o.uninitialized == 0 and o.identity()["uninitialized_limit"] == 0
+    v = o.test(broken)
+    assert not v.interesting and "uninitialized" in v.reason and "original has 0" in v.reason
+    assert o.test(UNINIT).interesting
+    # an original that already has the warning may keep it, and the guard can be turned off
+    lenient = oracle(tmp_path, "lto.instructions > 0").resolve_targets(broken)
+    assert lenient.uninitialized == 1 and lenient.test(broken).interesting
+    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False).resolve_targets(UNINIT)
+    assert off.uninitialized is None and off.test(broken).interesting
+    assert run_check(tmp_path / "k.hip", [], content=broken, predicate="lto.instructions > 0")[
+        "compiles"][LTO]["uninitialized"] == 1

@@ -84,8 +84,8 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
 
     \b
     Exit status: 0 reduced, 3 input unreadable or output exists, 4 tools or predicate unusable,
-    5 nothing spills (or the source does not build), 7 not LLVM IR or bitcode, 8 IR for another
-    target, 9 llc rejects the IR, 130 interrupted."""
+    5 nothing spills (or the source does not build), 11 not LLVM IR or bitcode, 12 IR for another
+    target, 13 llc rejects the IR, 130 interrupted (the best so far written as a lit test)."""
     say = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     if source is None and len(args) != 1:
         raise click.UsageError("give one INPUT (.bc or .ll), or --from-source FILE -- CLANG_FLAGS")
@@ -122,16 +122,24 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
             try:
                 result = reducer.reduce(module, text, on_best=lambda text: atomic_write(output, text.encode()))
             except KeyboardInterrupt:
-                raise Fail(f"interrupted: the best module so far is in {output} (no lit header)",
+                result = reducer.interrupted()
+                failed = _write_lit_test(oracle, result, output, tools, timeout)
+                raise Fail(f"interrupted: the best module so far ({result.steps[-1].instructions} instructions) is in "
+                           f"{output}, " + (f"its lit test fails: {failed}" if failed else "as a passing lit test"),
                            EXIT_INTERRUPTED) from None
-            asm = {side: oracle.llc(side, result.module).asm for side in oracle.sides()}
-            atomic_write(output, lit_test(oracle, result.text, asm).encode())
-            failed = verify(output, str(Path(tools.llc).parent), timeout)
+            failed = _write_lit_test(oracle, result, output, tools, timeout)
             if failed:
                 raise Fail(f"the lit test {output} does not pass: {failed}", 1)
             _summary(say, named, output, result, server, start)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_lit_test(oracle: IrOracle, result, output: Path, tools, timeout: float) -> str:
+    """Write the result as a lit test from llc's output on it; what fails when lit runs it, if anything."""
+    asm = {side: oracle.llc(side, result.module).asm for side in oracle.sides()}
+    atomic_write(output, lit_test(oracle, result.text, asm).encode())
+    return verify(output, str(Path(tools.llc).parent), timeout)
 
 
 def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> tuple[bytes, str, IrOracle]:

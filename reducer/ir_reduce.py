@@ -24,6 +24,9 @@ from interestingness.process import run
 from .ir_server import VerdictServer
 
 
+_LLVM_REDUCE_OUT = "llvm-reduce.bc"
+
+
 @dataclass
 class Step:
     name: str
@@ -72,9 +75,10 @@ class IrReducer:
         self.server, self.work, self.jobs, self.say = server, work, jobs, say
         self.llvm_reduce_flags = llvm_reduce_flags
         self.oracle: IrOracle = server.oracle
+        self.state: IrReduction | None = None
 
     def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
-        state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
+        self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
         for name, step in (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines)):
             start, tests = time.monotonic(), self.server.counters.tests
             candidate, note = step(state.module, state.text)
@@ -86,6 +90,20 @@ class IrReducer:
                     note = "result not interesting, step skipped"
             state.steps.append(Step(name, instruction_count(state.text), time.monotonic() - start,
                                     self.server.counters.tests - tests, note))
+        return state
+
+    def interrupted(self) -> IrReduction:
+        """The best so far once `reduce` was interrupted. llvm-reduce saves every better module
+        to its -o file as it goes, so a stop in the middle of it keeps that one when it is
+        still interesting (a file torn by the stop is not)."""
+        state = self.state
+        try:
+            saved = (self.work / _LLVM_REDUCE_OUT).read_bytes()
+        except OSError:
+            return state
+        if saved != state.module and self.server.verdict(saved).interesting:
+            state.module, state.text = saved, disassemble(self.oracle, saved)
+            state.steps.append(Step("llvm-reduce (stopped)", instruction_count(state.text), 0.0, 0))
         return state
 
     def isolate(self, module: bytes, text: str) -> tuple[bytes | None, str]:
@@ -100,7 +118,7 @@ class IrReducer:
         return module, note if module is not None else f"opt failed: {res.stderr.strip()[:300]}"
 
     def llvm_reduce(self, module: bytes, text: str) -> tuple[bytes | None, str]:
-        source, best = self.work / "isolated.bc", self.work / "llvm-reduce.bc"
+        source, best = self.work / "isolated.bc", self.work / _LLVM_REDUCE_OUT
         source.write_bytes(module)
         cmd = [self.oracle.tools.llvm_reduce, f"-j={self.jobs}", f"--test={self.server.script}",
                *self.llvm_reduce_flags, "-o", str(best), str(source)]

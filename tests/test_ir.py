@@ -171,3 +171,40 @@ def test_from_source_reduces_the_partition_with_the_spill(tmp_path):
     assert f"@{SPILL_KERNEL}(" in text and "@_Z4calmPf" not in text
     r = reduce("--from-source", "missing.hip", cwd=tmp_path)
     assert r.returncode == 3 and "no such file" in r.stderr
+
+
+def test_a_stop_during_llvm_reduce_keeps_its_best_as_a_passing_lit_test(tmp_path, small):
+    """SIGTERM (as a job scheduler sends it) while llvm-reduce runs: exit 130, and the output is
+    llvm-reduce's best module so far under a lit header that passes, not the isolated input."""
+    import signal
+    import time
+    shutil.copy(small[0], tmp_path / "small.bc")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "reducer.cli", "ir", "small.bc", "-j", "2", "--no-cache"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)})
+
+    def saved_smaller() -> bool:  # llvm-reduce saved a module well below its input
+        for saved in tmp.glob("reduce-ir-*/llvm-reduce.bc"):
+            try:
+                return saved.stat().st_size < 0.8 * (saved.parent / "isolated.bc").stat().st_size
+            except OSError:
+                pass
+        return False
+
+    deadline = time.monotonic() + 120
+    while not saved_smaller() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert saved_smaller(), "llvm-reduce saved no smaller module within 2 minutes"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "as a passing lit test" in err
+    out = tmp_path / "small.reduced.ll"
+    text = out.read_text()
+    module = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(";"))
+    before = read_module(small[0].read_bytes(), find_llvm_tools())[1]
+    assert text.startswith("; Reduced by `reduce ir`") and len(module) < len(before) * 0.8
+    assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
+    assert not any(tmp.iterdir())

@@ -23,12 +23,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from interestingness.check import run_check  # noqa: E402
+from interestingness.spill import SpillOracle  # noqa: E402
 from reducer.flatten import flatten, include_dirs  # noqa: E402
 from reducer.lexer import count_tokens  # noqa: E402
 
 
 def count_lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def run_cvise(src: Path, abs_flags: list[str], kernel: str, jobs: int, limit: float, work: Path) -> dict:
+    """C-Vise on a copy of `src` with the built-in oracle behind spill_test.py (UB guard included,
+    its limit measured once here), stopped after `limit` seconds; its best file then."""
+    cv = work / "cvise"
+    cv.mkdir()
+    shutil.copy(src, cv / src.name)
+    calls = work / "calls-cvise"
+    script = cv / "test.sh"
+    script.write_text(f"#!/bin/bash\necho x >> {calls}\nexec {sys.executable} {ROOT / 'benchmarks/spill_test.py'}\n")
+    script.chmod(0o755)
+    uninit = SpillOracle(src, abs_flags).compiler.uninitialized(src.read_bytes())
+    env = {**os.environ, "SPILL_FILE": src.name, "SPILL_FLAGS": shlex.join(abs_flags), "SPILL_KERNEL": kernel,
+           "SPILL_UNINIT": str(uninit)}
+    start = time.monotonic()
+    proc = subprocess.Popen(["cvise", "--n", str(jobs), str(script), src.name], cwd=cv, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        proc.wait(timeout=limit)
+        finished = True
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+        finished = False
+    wall = time.monotonic() - start
+    result = (cv / src.name).read_bytes()
+    return {"tool": "cvise", "bytes": len(result), "tokens": count_tokens(result), "calls": count_lines(calls),
+            "wall": wall, "finished": finished, "result": cv / src.name}
 
 
 def bench(case: Path, jobs: int, factor: float) -> list[dict]:
@@ -56,27 +86,7 @@ def bench(case: Path, jobs: int, factor: float) -> list[dict]:
         rows.append({"tool": "ours", "bytes": out.stat().st_size, "tokens": count_tokens(out.read_bytes()),
                      "calls": tests, "wall": ours_wall, "finished": True})
 
-        cv = work / "cvise"
-        cv.mkdir()
-        shutil.copy(src, cv / "case.hip")
-        script = cv / "test.sh"
-        script.write_text(f"#!/bin/bash\necho x >> {calls}\nexec {sys.executable} {ROOT / 'benchmarks/spill_test.py'}\n")
-        script.chmod(0o755)
-        env = {**os.environ, "SPILL_FILE": "case.hip", "SPILL_FLAGS": shlex.join(abs_flags), "SPILL_KERNEL": kernel}
-        start = time.monotonic()
-        proc = subprocess.Popen(["cvise", "--n", str(jobs), str(script), "case.hip"], cwd=cv, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            proc.wait(timeout=factor * ours_wall)
-            finished = True
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait()
-            finished = False
-        wall = time.monotonic() - start
-        result = (cv / "case.hip").read_bytes()
-        rows.append({"tool": "cvise", "bytes": len(result), "tokens": count_tokens(result),
-                     "calls": count_lines(calls), "wall": wall, "finished": finished})
+        rows.append(run_cvise(src, abs_flags, kernel, jobs, factor * ours_wall, work))
         for r in rows:
             r.update(case=case.name, orig_bytes=len(flat), orig_tokens=count_tokens(flat))
     return rows

@@ -5,7 +5,9 @@ schedule as it was before them. Each run gets its own empty verdict cache.
 
 "without" runs `--passes` with the old first and main lists (the fixpoint over both; the first
 list finds nothing after one sweep), then `--passes join-lines` on that result, which is the
-default schedule's last phase; its tests are added.
+default schedule's last phase; its tests are added. "cvise" runs C-Vise on the flattened file
+with the same oracle (benchmarks/spill_test.py), stopped after --cvise-factor times the "with"
+run's wall time.
 
     PYTHONPATH=. /work/main/.venv/bin/python benchmarks/transforms_effect.py corpora/wgrad_c120_pos -j 2
 """
@@ -25,10 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from interestingness.check import run_check
 from reducer import passes
+from reducer.flatten import flatten, include_dirs
+from reducer.lexer import count_tokens
 from reducer.passes.instantiate import inside_template
 from reducer.source import Source
+from spill_vs_cvise import run_cvise
 
-NEW = ("instantiate", "unused", "inline", "aliases", "constants")
+VARIANTS = ("with", "without", "cvise")
+NEW = ("instantiate", "unused", "inline", "aliases", "constants", "expr-constant", "global-to-local",
+       "local-to-global", "rename")
 SUMMARY = re.compile(r"bytes\s+(\d+) -> (\d+).*?tokens (\d+) -> (\d+).*?tests\s+(\d+) run", re.DOTALL)
 INCLUDE = re.compile(rb"^\s*#\s*include\s*[<\"]([^>\"]+)", re.MULTILINE)
 
@@ -43,18 +50,27 @@ def reduce(args: list[str], cwd: Path) -> dict:
     return dict(zip(("bytes0", "bytes", "tokens0", "tokens", "tests"), map(int, m.groups())))
 
 
-def run(variant: str, case: Path, flags: list[str], jobs: int, work: Path) -> dict:
+def run(variant: str, case: Path, flags: list[str], jobs: int, work: Path, limit: float | None = None) -> dict:
     out = work / f"{variant}.hip"
     common = ["-j", str(jobs), "-q", "--force", "--cache-dir", str(work / f"cache-{variant}")]
     start = time.monotonic()
     if variant == "with":
         row = reduce([str(case / "repro.hip"), "-o", str(out), *common, "--", *flags], ROOT)
-    else:
+    elif variant == "without":
         old = [n for n in (*passes.FIRST, *passes.MAIN) if n not in NEW]
         mid = work / "without-main.hip"
         row = reduce([str(case / "repro.hip"), "-o", str(mid), *common, "--passes", ",".join(old), "--", *flags], ROOT)
         last = reduce([str(mid), "-o", str(out), *common, "--passes", ",".join(passes.LAST), "--", *flags], ROOT)
         row.update(bytes=last["bytes"], tokens=last["tokens"], tests=row["tests"] + last["tests"])
+    else:
+        flat, _ = flatten(case / "repro.hip", (case / "repro.hip").read_bytes(), include_dirs(flags, ROOT))
+        src = work / "repro.hip"
+        src.write_bytes(flat)
+        kernel = next(k["name"] for k in run_check(src, flags)["kernels"] if k["interesting"])
+        cv = run_cvise(src, flags, kernel, jobs, limit, work)
+        out.write_bytes(cv["result"].read_bytes())
+        row = {"bytes0": len(flat), "tokens0": count_tokens(flat), "bytes": cv["bytes"], "tokens": cv["tokens"],
+               "tests": cv["calls"], "finished": cv["finished"]}
     row["wall"] = time.monotonic() - start
     result = out.read_bytes()
     src = Source(result, "cuda")
@@ -72,19 +88,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("case", type=Path)
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--only", choices=("with", "without"), help="run one variant only")
+    ap.add_argument("--only", choices=VARIANTS, help="run one variant only")
+    ap.add_argument("--cvise-factor", type=float, default=2.0, help="stop C-Vise after this many times the with run")
     ap.add_argument("--keep", type=Path, help="copy the results here")
     args = ap.parse_args()
     case = args.case.resolve()
     flags = [f if not f.startswith("-I") else "-I" + str((ROOT / f[2:]).resolve())
              for f in shlex.split((case / "flags").read_text())]
-    print(f"| case | schedule | bytes (flattened) | tokens (flattened) | tests run | wall s (-j {args.jobs}) "
+    print(f"| case | reducer | bytes (flattened) | tokens (flattened) | tests run | wall s (-j {args.jobs}) "
           f"| kernel still a template | templates left | includes | `reduce check` |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    with_wall = None
     with tempfile.TemporaryDirectory(prefix="transforms-") as d:
-        for variant in (args.only,) if args.only else ("with", "without"):
-            r = run(variant, case, flags, args.jobs, Path(d))
-            print(f"| {case.name} | {variant} transforms | {r['bytes']} ({r['bytes0']}) | {r['tokens']} ({r['tokens0']}) "
+        for variant in (args.only,) if args.only else VARIANTS:
+            limit = args.cvise_factor * with_wall if with_wall else 3600.0
+            r = run(variant, case, flags, args.jobs, Path(d), limit)
+            with_wall = r["wall"] if variant == "with" else with_wall
+            name = {"with": "ours, with transforms", "without": "ours, without transforms",
+                    "cvise": "C-Vise" + ("" if r.get("finished") else f" (stopped at {args.cvise_factor:g}x)")}[variant]
+            print(f"| {case.name} | {name} | {r['bytes']} ({r['bytes0']}) | {r['tokens']} ({r['tokens0']}) "
                   f"| {r['tests']} | {r['wall']:.0f} | {'yes' if r['kernel_template'] else 'no'} | {r['templates']} "
                   f"| {', '.join(r['includes'])} | {'interesting' if r['interesting'] else 'NOT interesting'} |", flush=True)
             if args.keep:

@@ -140,12 +140,13 @@ def _idents(node: Node) -> set[bytes]:
 
 
 def _written(src: Source, body: Node, name: bytes) -> bool:
-    for n in walk(body):
-        if n.type == "identifier" and n.text == name:
-            before = src.text[max(0, n.start_byte - 2):n.start_byte]
-            if _WRITE.match(src.text[n.end_byte:n.end_byte + 3]) or before.endswith((b"++", b"--", b"&")):
-                return True
-    return False
+    return any(n.type == "identifier" and n.text == name and written_at(src.text, n.start_byte, n.end_byte)
+               for n in walk(body))
+
+
+def written_at(text: bytes, start: int, end: int) -> bool:
+    """Whether the name at [start, end) is assigned, incremented or has its address taken."""
+    return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
 
 
 def _as_statement(src: Source, stmt: Node, callee: _Callee, args: list[Node], target: bytes | None) -> Edit | None:

@@ -16,6 +16,7 @@ from .inline import Inline
 from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .params import Params
+from .rename import Rename
 from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
@@ -25,7 +26,7 @@ REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
               Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(),
-              ExprConstant(), *balanced_passes().values())
+              ExprConstant(), Rename(), *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")

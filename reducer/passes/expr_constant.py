@@ -117,7 +117,7 @@ def _known_values(src: Source) -> list[Item]:
         if type_ is None or not int_type(type_) or len(decls) != 1 or decls[0].type != "init_declarator":
             continue
         name, value = decls[0].child_by_field_name("declarator"), decls[0].child_by_field_name("value")
-        if name.type != "identifier" or value is None:
+        if name is None or name.type != "identifier" or value is None:
             continue
         ev = ev or ConstEval(src)
         folded = ev.eval(value, {})

@@ -118,6 +118,8 @@ class LocalToGlobal(Pass):
                 if found is None or found[1] is None or found[0].type != "identifier" or b"__shared__" in quals:
                     continue
                 type_ = node.child_by_field_name("type")
+                if type_ is None:
+                    continue
                 if b"constexpr" not in quals:
                     ev = ev or ConstEval(src)
                     if b"const" not in quals or not int_type(type_) or not isinstance(ev.eval(found[1], {}), (int, bool)):
@@ -131,7 +133,7 @@ class LocalToGlobal(Pass):
             name = simple_name(_declarator(copies[0][1])[0])
             tops = [_top(fn) for fn in fns]
             if len(copies) < 2 or len(set(fns)) != len(fns) or counts[name] != len(copies) \
-                    or len({t.parent.id for t in tops}) != 1:
+                    or any(t.parent is None for t in tops) or len({t.parent.id for t in tops}) != 1:
                 continue
             where = where if where is not None else _name_uses(src)
             if not all(any(f.start_byte <= src.tokens[i].start < f.end_byte for f in fns) for i in where[name]):

@@ -64,8 +64,9 @@ class Inline(Pass):
         counts = Counter(src.text[t.start:t.end] for t in src.tokens if t.kind == "ident")
         defs: dict[bytes, list[Node]] = {}
         for node in src.nodes():
-            if node.type == "function_definition" and node.parent is not None and node.parent.type in _SCOPES:
-                defs.setdefault(simple_name(node.child_by_field_name("declarator")), []).append(node)
+            decl = node.child_by_field_name("declarator") if node.type == "function_definition" else None
+            if decl is not None and decl.type == "function_declarator" and node.parent.type in _SCOPES:
+                defs.setdefault(simple_name(decl), []).append(node)
         calls: dict[bytes, list[Node]] = {}
         for node in src.nodes():
             if node.type != "call_expression":

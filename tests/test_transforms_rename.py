@@ -53,12 +53,14 @@ def test_names_get_the_shortest_free_names_the_most_used_first():
 
 
 def test_names_the_file_does_not_own_stay():
-    text = b"""#define CAT(left, right) left##right
+    text = b"""#include <tile/layout.h>
+#define CAT(left, right) left##right
+int layout = 1;
 int min(int p, int q) { return p < q ? p : q; }
 int main() { int CAT(counter, _value) = std::min(1, 2); return __builtin_abs(counter_value) + min(3, 4); }
 """
     renamed = {text[item[0].start:item[0].end] for item in passes.REGISTRY["rename"].items(Source(text, "cuda"), 0)}
-    assert renamed == {b"CAT"}  # pasted, std-qualified, reserved, `main` and 1-letter names stay
+    assert renamed == {b"CAT"}  # included, pasted, std-qualified, reserved, `main` and 1-letter names stay
 
 
 def test_rename_is_registered_but_only_scheduled_on_request():

@@ -98,7 +98,8 @@ def _only_function(functions: list[Node], toks: list) -> Node | None:
     """The innermost function whose body holds every token of `toks`, if any."""
     if not toks:
         return None
-    holding = [f for f in functions if all(f.child_by_field_name("body").start_byte < t.start < f.end_byte for t in toks)]
+    holding = [f for f in functions
+               if all(f.child_by_field_name("body").start_byte < t.start < f.end_byte for t in toks)]
     return min(holding, key=lambda f: f.end_byte - f.start_byte, default=None)
 
 
@@ -122,7 +123,8 @@ class LocalToGlobal(Pass):
                     continue
                 if b"constexpr" not in quals:
                     ev = ev or ConstEval(src)
-                    if b"const" not in quals or not int_type(type_) or not isinstance(ev.eval(found[1], {}), (int, bool)):
+                    if b"const" not in quals or not int_type(type_) \
+                            or not isinstance(ev.eval(found[1], {}), (int, bool)):
                         continue
                 local = local if local is not None else local_names(src)
                 if scoped_ok(node, type_.text, local) and scoped_ok(node, found[1].text, local):
@@ -140,7 +142,8 @@ class LocalToGlobal(Pass):
                 continue  # the name means something else elsewhere
             first = min(tops, key=lambda t: t.start_byte)
             at = line_span(src.text, first.start_byte, first.end_byte)[0]
-            item = (Edit(at, at, text + b"\n"), *(Edit(*line_span(src.text, n.start_byte, n.end_byte)) for _, n in copies))
+            item = (Edit(at, at, text + b"\n"),
+                    *(Edit(*line_span(src.text, n.start_byte, n.end_byte)) for _, n in copies))
             if sum(len(e.replacement) - (e.end - e.start) for e in item) < 0:
                 items.append(item)
         return items

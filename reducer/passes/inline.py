@@ -215,8 +215,7 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
             value = b"(" + arg.text + b")"
         elif type_.strip() == b"int" and _INT_LITERAL.match(arg.text) and int(arg.text) < 2 ** 31:
             value = arg.text  # already an int: the cast would only cost bytes
-        elif arg.type == "parenthesized_expression" and arg.named_children and arg.named_children[0].type == "cast_expression" \
-                and arg.named_children[0].child_by_field_name("type").text == type_.strip():
+        elif _cast_to(arg, type_.strip()):
             value = arg.text  # cast by an outer inlining already
         else:
             value = b"((" + type_ + b")(" + arg.text + b"))"
@@ -224,3 +223,9 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
                   for n in walk(expr) if n.type == "identifier" and n.text == name
                   and not (n.parent.type == "field_expression" and n.parent.child_by_field_name("field") == n)]
     return Edit(call.start_byte, call.end_byte, b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")
+
+
+def _cast_to(arg: Node, type_: bytes) -> bool:
+    """Whether `arg` is `((type_)(...))`."""
+    inner = arg.named_children[0] if arg.type == "parenthesized_expression" and arg.named_children else None
+    return inner is not None and inner.type == "cast_expression" and inner.child_by_field_name("type").text == type_

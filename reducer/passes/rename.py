@@ -5,9 +5,9 @@ carry meaning in a bug report, and renaming does not make the compiler do less.
 Renaming is on tokens, so it reaches macro bodies and every entity sharing the name alike; it
 is left alone where the file does not own the name: kernels (the spill oracle finds them by
 name), `main`, reserved `__` names, anything the HIP shim mentions (`threadIdx`, `x`), names
-qualified by a namespace the file does not declare (`std::min`), names a string or a
-preprocessor condition mentions, or that `#`/`##` stringifies or pastes. The shortest names go
-to the names that save most, and every item gets its own, so a chunk of items composes.
+qualified by a namespace the file does not declare (`std::min`), names a string, `#if`,
+`#include` or `#pragma` line mentions, or that `#`/`##` stringifies or pastes. The shortest
+names go to the names that save most, and every item gets its own, so a chunk composes.
 """
 from __future__ import annotations
 
@@ -28,13 +28,15 @@ from .syntax import simple_name
 _SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "shim" / "hip" / "hip_runtime.h"
 _IDENT = re.compile(rb"^[A-Za-z_][A-Za-z0-9_]*$")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_CONDITION_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b(?:[^\n]*\\\n)*[^\n]*", re.M)
-_KEYWORDS = frozenset(b"""alignas alignof and and_eq asm auto bitand bitor bool break case catch char class compl concept
-const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default delete do double
-dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable namespace new
-noexcept not not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires return short
-signed sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef typeid
-typename union unsigned using virtual void volatile wchar_t while xor xor_eq std""".split())
+# directives whose words are not (only) this file's names: `#if X`, `#include <tile/x.h>`, `#pragma`
+_KEPT_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|include|include_next|pragma|error|"
+                        rb"warning)\b(?:[^\n]*\\\n)*[^\n]*", re.M)
+_KEYWORDS = frozenset(b"""alignas alignof and and_eq asm auto bitand bitor bool break case catch char class compl
+concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default delete do
+double dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable namespace
+new noexcept not not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires return
+short signed sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef
+typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq std""".split())
 # node type -> field naming what it declares (None: each declarator of a declaration)
 _DECLARES = {
     "init_declarator": "declarator", "parameter_declaration": "declarator",
@@ -90,9 +92,9 @@ class Rename(Pass):
         lex = [text[t.start:t.end] for t in toks]
         declared, kernels = _declared(src.root)
         strings = {w for t in toks if t.kind == "string" for w in _WORD.findall(text[t.start:t.end])}
-        conditions = {w for m in _CONDITION_LINE.finditer(text) for w in _WORD.findall(m.group())}
+        directives = {w for m in _KEPT_LINE.finditer(text) for w in _WORD.findall(m.group())}
         where: dict[bytes, list[int]] = {}
-        foreign = set(strings | conditions | kernels | _shim_names() | _KEYWORDS | {b"main"})
+        foreign = set(strings | directives | kernels | _shim_names() | _KEYWORDS | {b"main"})
         for i, t in enumerate(toks):
             if t.kind != "ident":
                 continue

@@ -47,7 +47,8 @@ _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-b
                   "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat"}
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
              "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter"),
-             "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None)}
+             "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),
+             "rename": ("--rename", "--no-rename")}
 _CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 

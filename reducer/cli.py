@@ -103,6 +103,8 @@ main.add_command(ir)
               "no bug report).")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
+@click.option("--rename/--no-rename", default=False, show_default=True,
+              help="shorten identifiers; off by default because names matter in a bug report")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
               help="joblib backend; dask runs the tests on a Dask cluster (its workers need the toolchain).")
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].")
@@ -123,7 +125,7 @@ main.add_command(ir)
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
-        ub_guard: bool, no_prefilter: bool, pass_names: str | None,
+        ub_guard: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
         backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
         clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
@@ -145,7 +147,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     config = runs.RunConfig(
         file=str(file.absolute()), output=str(output), cwd=os.getcwd(), flags=list(flags),
         script=str(script.absolute()) if script else None, test_arg=test_arg, jobs=jobs, timeout=timeout,
-        prefilter=not no_prefilter, passes=names, backend=backend, scheduler=scheduler, flatten=flatten,
+        prefilter=not no_prefilter, passes=names, rename=rename, backend=backend, scheduler=scheduler, flatten=flatten,
         cache=use_cache, cache_dir=str(cache_dir.absolute()) if cache_dir else None,
         cache_max_entries=cache_max_entries, cache_max_bytes=cache_max_bytes,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,

@@ -62,6 +62,7 @@ class RunConfig:
     timeout: float = 300.0
     prefilter: bool = True
     passes: list[str] | None = None
+    rename: bool = False           # `rename` joins the main passes
     backend: str = "loky"
     scheduler: str | None = None
     flatten: bool | None = None    # None: on for the built-in oracle, off for scripts
@@ -223,7 +224,7 @@ class _Session:
             wd.write("start", text)
         state.update(started=True)
         self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(), len(text)]])
-        first, main_passes, last = schedule(config.passes)
+        first, main_passes, last = schedule(config.passes, config.rename)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
         self.engine = Engine(self.evaluator, self.language, first=first, main=main_passes, last=last,
@@ -329,10 +330,12 @@ def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict]) -> d
             "position": {"sweep": status.sweep, "pass": status.current_pass}, "per_pass": per_pass}
 
 
-def schedule(pass_names: list[str] | None):
-    if pass_names:
-        return [], passes.resolve(pass_names), []
-    return tuple(passes.resolve(list(names)) for names in (passes.FIRST, passes.MAIN, passes.LAST))
+def schedule(pass_names: list[str] | None, rename: bool = False):
+    """(first, main, last) passes: the default schedule, or `pass_names` as the main list; with
+    `rename`, the identifier shortening joins the main list."""
+    first, main, last = ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST)
+    main = [*main, "rename"] if rename and "rename" not in main else main
+    return passes.resolve(list(first)), passes.resolve(list(main)), passes.resolve(list(last))
 
 
 def _cache(config: RunConfig, oracle) -> VerdictCache | None:

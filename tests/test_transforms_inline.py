@@ -42,7 +42,7 @@ def test_inlining_removes_every_helper_called_once():
     for name in (b"tile_of", b"clamp_row", b"scaled", b"mma", b"store"):
         assert name not in body, name
     assert b"do {" in body and b"{ row = n - 1; break; }" in body  # an early return
-    assert b"((unsigned)(((unsigned )(row)) * ((int )(2)) + 1))" in body  # scaled(): an expression
+    assert b"((unsigned)(((unsigned )(row)) * 2 + 1))" in body  # scaled(): an expression, no cast on an int literal
     assert Source(text, "cuda").error_count <= Source(KERNEL, "cuda").error_count
 
 
@@ -58,3 +58,36 @@ def test_functions_called_twice_or_recursive_stay():
 def test_inlining_keeps_the_kernel_mfma_count():
     text, _ = fixpoint("inline", KERNEL)
     assert mfma_counts(text) == mfma_counts(KERNEL) == [4]
+
+
+TWICE = PRELUDE + b"""
+__device__ int lds_offset(int row, int col) { return row * 64 + col; }
+__device__ int swizzled_offset(int row, int col) { return lds_offset(row, col ^ 8); }
+__global__ void kern(const bf16x8_t* in, f32x4_t* out) {
+  f32x4_t acc = {};
+  acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[swizzled_offset(threadIdx.x, 1)], in[swizzled_offset(threadIdx.y, 2)], acc, 0, 0, 0);
+  out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_a_helper_called_twice_is_inlined_at_both_calls_when_that_shrinks():
+    text, steps = fixpoint("inline", TWICE)
+    body = text[len(PRELUDE):]
+    assert steps == 2 and b"offset" not in body, body.decode()
+    # the chain collapses outside in; an argument cast already is not cast again
+    assert b"in[((int)(((int)(((int )(threadIdx.x)) * 64 + ((int )(1 ^ 8))))))], in[((int)(((int)(" in body
+    assert Source(text, "cuda").error_count <= Source(TWICE, "cuda").error_count
+
+
+def test_inlining_at_every_call_is_proposed_only_when_it_shrinks():
+    square = b"__device__ int sq(int v) { return v * v; }\n__global__ void k(int* p) { p[0] = sq(threadIdx.x); PLUS }\n"
+    once, twice = (Source(square.replace(b"PLUS", plus), "cuda") for plus in (b"", b"p[1] = sq(threadIdx.y);"))
+    assert len(REGISTRY["inline"].items(once, 0)) == 1  # the only call: whatever the size
+    assert REGISTRY["inline"].items(twice, 0) == []  # two copies of the casts outgrow the definition
+
+
+@needs_clang22
+def test_inlining_at_every_call_keeps_the_kernel_mfma_count():
+    text, _ = fixpoint("inline", TWICE)
+    assert mfma_counts(text) == mfma_counts(TWICE) == [1]

@@ -10,11 +10,14 @@ from .aliases import Aliases
 from .balanced import balanced_passes
 from .base import Pass
 from .constants import Constants
+from .expr_constant import ExprConstant
+from .globals import GlobalToLocal, LocalToGlobal
 from .hoist import Hoist
 from .inline import Inline
 from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .params import Params
+from .rename import Rename
 from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
@@ -23,14 +26,17 @@ from .unused import Unused
 REGISTRY: dict[str, Pass] = {
     p.name: p
     for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(), *balanced_passes().values())
+              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(),
+              ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
+              *balanced_passes().values())
 }
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "instantiate", "unused", "inline", "aliases", "constants", "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
+    "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
-    "parens-delimiters",
+    "parens-delimiters", "expr-constant",
     "tokens", "blank",
 )
 LAST = ("join-lines",)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from tree_sitter import Node
+
 from ..edits import Edit, Item, line_span
 from ..source import Source
 from .aliases import declaration_counts, scoped_ok, uses
@@ -19,6 +21,19 @@ from .instantiate import local_names
 from .syntax import spaced
 
 _INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")
+
+
+def int_type(type_: Node) -> bool:
+    return bool(_INT_TYPES.match(b" ".join(type_.text.split())))
+
+
+def typed_literal(type_: bytes, value: int | bool) -> bytes | None:
+    """`value` written with the integer type `type_` (`8u` for unsigned); None for a negative
+    unsigned."""
+    text = literal(bool(value) if type_ == b"bool" else value)
+    if b"unsigned" in type_ or type_.startswith(b"uint"):
+        return text + b"u" if value >= 0 else None
+    return text
 
 
 class Constants(Pass):
@@ -34,7 +49,7 @@ class Constants(Pass):
                 continue
             type_ = node.child_by_field_name("type")
             declarators = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"]
-            if type_ is None or not _INT_TYPES.match(b" ".join(type_.text.split())) or len(declarators) != 1:
+            if type_ is None or not int_type(type_) or len(declarators) != 1:
                 continue
             decl = declarators[0]
             if decl.type == "init_declarator":
@@ -47,9 +62,7 @@ class Constants(Pass):
             folded = ev.eval(value, {})
             if not isinstance(folded, (int, bool)):
                 continue
-            text = literal(bool(folded) if type_.text == b"bool" else folded)
-            if b"unsigned" in type_.text or type_.text.startswith(b"uint"):
-                text = text.strip(b"()") + b"u" if folded >= 0 else None
+            text = typed_literal(type_.text, folded)
             local = local if local is not None else local_names(src)
             found = uses(src, name.text, node, counts)
             if text is None or not found or not scoped_ok(node, text, local):

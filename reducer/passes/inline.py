@@ -1,12 +1,13 @@
 """Inline a function at its only call and delete its definition, in one item, whatever its size
-(C-Reduce and C-Vise inline only callees under 10 statements, so a helper chain stays).
+(C-Reduce and C-Vise inline only callees under 10 statements, so a helper chain stays); or at
+every one of its calls, when that and deleting the definition shrink the file (a one-line
+helper called twice).
 
 The call's statement becomes a block that binds the parameters to the arguments as locals and
 holds the body; a trailing `return e;` becomes an assignment to the caller's variable (or `e;`),
 other returns `{ x = e; break; }` inside `do { } while (0)`. A call inside an expression is
-inlined when the body is one `return e;`: the parameters become the (cast) arguments. Both the
-call and the definition go in the same item, so the file shrinks: a callee with several calls is
-left to the other passes.
+inlined when the body is one `return e;`: the parameters become the (cast) arguments. The calls
+and the definition go in the same item, so the file shrinks.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_st
 _UNSAFE = frozenset({"lambda_expression", "goto_statement", "labeled_statement", "static_assert_declaration"})
 _MACRO_LIKE = re.compile(rb"^(?:[A-Z][A-Z0-9_]*|__\w+__|inline|static|extern|constexpr|consteval)$")
 _WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts
+_INT_LITERAL = re.compile(rb"^(?:0|[1-9][0-9]*)$")
 _PLAIN = frozenset({"identifier", "number_literal", "true", "false", "field_expression"})
 
 
@@ -62,9 +64,10 @@ class Inline(Pass):
         counts = Counter(src.text[t.start:t.end] for t in src.tokens if t.kind == "ident")
         defs: dict[bytes, list[Node]] = {}
         for node in src.nodes():
-            if node.type == "function_definition" and node.parent is not None and node.parent.type in _SCOPES:
-                defs.setdefault(simple_name(node.child_by_field_name("declarator")), []).append(node)
-        items = []
+            decl = node.child_by_field_name("declarator") if node.type == "function_definition" else None
+            if decl is not None and decl.type == "function_declarator" and node.parent.type in _SCOPES:
+                defs.setdefault(simple_name(decl), []).append(node)
+        calls: dict[bytes, list[Node]] = {}
         for node in src.nodes():
             if node.type != "call_expression":
                 continue
@@ -72,15 +75,21 @@ class Inline(Pass):
             if fn is None or fn.type not in ("identifier", "qualified_identifier") \
                     or any(c.type == "kernel_call_syntax" for c in node.children):
                 continue
-            name = simple_name(fn)
-            if len(defs.get(name, ())) != 1 or counts[name] != 2 or inside_template(defs[name][0]):
-                continue  # one definition, named once there and once here
+            calls.setdefault(simple_name(fn), []).append(node)
+        items = []
+        for name, sites in calls.items():
+            if len(defs.get(name, ())) != 1 or counts[name] != 1 + len(sites) or inside_template(defs[name][0]):
+                continue  # one definition, named once there and once at each call
             callee = _Callee(src, defs[name][0])
-            if not callee.ok() or callee.node.start_byte <= node.start_byte < callee.node.end_byte:
+            if not callee.ok() or any(callee.node.start_byte <= c.start_byte < callee.node.end_byte
+                                      or c.start_byte < d.start_byte < c.end_byte for c in sites for d in sites):
+                continue  # recursive, or a call inside another's arguments
+            edits = [_inline(src, c, callee) for c in sites]
+            if None in edits:
                 continue
-            edit = _inline(src, node, callee)
-            if edit is not None:
-                items.append((edit, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte))))
+            item = (*edits, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte)))
+            if len(sites) == 1 or sum(len(e.replacement) - (e.end - e.start) for e in item) < 0:
+                items.append(item)
         return items
 
 
@@ -140,12 +149,13 @@ def _idents(node: Node) -> set[bytes]:
 
 
 def _written(src: Source, body: Node, name: bytes) -> bool:
-    for n in walk(body):
-        if n.type == "identifier" and n.text == name:
-            before = src.text[max(0, n.start_byte - 2):n.start_byte]
-            if _WRITE.match(src.text[n.end_byte:n.end_byte + 3]) or before.endswith((b"++", b"--", b"&")):
-                return True
-    return False
+    return any(n.type == "identifier" and n.text == name and written_at(src.text, n.start_byte, n.end_byte)
+               for n in walk(body))
+
+
+def written_at(text: bytes, start: int, end: int) -> bool:
+    """Whether the name at [start, end) is assigned, incremented or has its address taken."""
+    return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
 
 
 def _as_statement(src: Source, stmt: Node, callee: _Callee, args: list[Node], target: bytes | None) -> Edit | None:
@@ -200,10 +210,22 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
         if uses[name] != 1 and arg.type not in _PLAIN:
             return None  # would evaluate the argument twice, or drop its side effects
         decl = p.child_by_field_name("declarator")
-        by_ref = decl.type == "reference_declarator"
-        value = b"(" + arg.text + b")" if by_ref else \
-            b"((" + src.text[p.start_byte:decl.start_byte] + src.text[decl.start_byte:decl.end_byte].replace(name, b"") + b")(" + arg.text + b"))"
+        type_ = src.text[p.start_byte:decl.start_byte] + src.text[decl.start_byte:decl.end_byte].replace(name, b"")
+        if decl.type == "reference_declarator":
+            value = b"(" + arg.text + b")"
+        elif type_.strip() == b"int" and _INT_LITERAL.match(arg.text) and int(arg.text) < 2 ** 31:
+            value = arg.text  # already an int: the cast would only cost bytes
+        elif _cast_to(arg, type_.strip()):
+            value = arg.text  # cast by an outer inlining already
+        else:
+            value = b"((" + type_ + b")(" + arg.text + b"))"
         edits += [Edit(n.start_byte - expr.start_byte, n.end_byte - expr.start_byte, value)
                   for n in walk(expr) if n.type == "identifier" and n.text == name
                   and not (n.parent.type == "field_expression" and n.parent.child_by_field_name("field") == n)]
     return Edit(call.start_byte, call.end_byte, b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")
+
+
+def _cast_to(arg: Node, type_: bytes) -> bool:
+    """Whether `arg` is `((type_)(...))`."""
+    inner = arg.named_children[0] if arg.type == "parenthesized_expression" and arg.named_children else None
+    return inner is not None and inner.type == "cast_expression" and inner.child_by_field_name("type").text == type_

@@ -7,7 +7,7 @@ schedule as it was before them. Each run gets its own empty verdict cache.
 list finds nothing after one sweep), then `--passes join-lines` on that result, which is the
 default schedule's last phase; its tests are added. "cvise" runs C-Vise on the flattened file
 with the same oracle (benchmarks/spill_test.py), stopped after --cvise-factor times the "with"
-run's wall time.
+run's wall time (or --cvise-cap). The variants run at the same time, so all see the same load.
 
     PYTHONPATH=. /work/main/.venv/bin/python benchmarks/transforms_effect.py corpora/wgrad_c120_pos -j 2
 """
@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -50,7 +52,7 @@ def reduce(args: list[str], cwd: Path) -> dict:
     return dict(zip(("bytes0", "bytes", "tokens0", "tokens", "tests"), map(int, m.groups())))
 
 
-def run(variant: str, case: Path, flags: list[str], jobs: int, work: Path, limit: float | None = None) -> dict:
+def run(variant: str, case: Path, flags: list[str], jobs: int, work: Path, limit: Callable[[], float]) -> dict:
     out = work / f"{variant}.hip"
     common = ["-j", str(jobs), "-q", "--force", "--cache-dir", str(work / f"cache-{variant}")]
     start = time.monotonic()
@@ -90,6 +92,7 @@ def main() -> None:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--only", choices=VARIANTS, help="run one variant only")
     ap.add_argument("--cvise-factor", type=float, default=2.0, help="stop C-Vise after this many times the with run")
+    ap.add_argument("--cvise-cap", type=float, default=float("inf"), help="and at the latest after this many seconds")
     ap.add_argument("--keep", type=Path, help="copy the results here")
     args = ap.parse_args()
     case = args.case.resolve()
@@ -98,21 +101,27 @@ def main() -> None:
     print(f"| case | reducer | bytes (flattened) | tokens (flattened) | tests run | wall s (-j {args.jobs}) "
           f"| kernel still a template | templates left | includes | `reduce check` |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    with_wall = None
-    with tempfile.TemporaryDirectory(prefix="transforms-") as d:
-        for variant in (args.only,) if args.only else VARIANTS:
-            limit = args.cvise_factor * with_wall if with_wall else 3600.0
-            r = run(variant, case, flags, args.jobs, Path(d), limit)
-            with_wall = r["wall"] if variant == "with" else with_wall
+    walls: dict[str, float] = {}
+
+    def cvise_limit() -> float:
+        return min(args.cvise_cap, args.cvise_factor * walls["with"] if "with" in walls else args.cvise_cap)
+
+    def one(variant: str) -> dict:
+        r = run(variant, case, flags, args.jobs, Path(d), cvise_limit)
+        walls[variant] = r["wall"]
+        return r
+
+    variants = (args.only,) if args.only else VARIANTS
+    with tempfile.TemporaryDirectory(prefix="transforms-") as d, ThreadPoolExecutor(len(variants)) as pool:
+        for variant, r in zip(variants, pool.map(one, variants)):
             name = {"with": "ours, with transforms", "without": "ours, without transforms",
-                    "cvise": "C-Vise" + ("" if r.get("finished") else f" (stopped at {args.cvise_factor:g}x)")}[variant]
+                    "cvise": "C-Vise" + ("" if r.get("finished") else " (stopped)")}[variant]
             print(f"| {case.name} | {name} | {r['bytes']} ({r['bytes0']}) | {r['tokens']} ({r['tokens0']}) "
                   f"| {r['tests']} | {r['wall']:.0f} | {'yes' if r['kernel_template'] else 'no'} | {r['templates']} "
                   f"| {', '.join(r['includes'])} | {'interesting' if r['interesting'] else 'NOT interesting'} |", flush=True)
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 (args.keep / r["result"].name).write_bytes(r["result"].read_bytes())
-
 
 if __name__ == "__main__":
     main()

@@ -70,7 +70,7 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"- outcome: **{s['outcome']}**",
         f"- oracle: {s['oracle']}",
         f"- result: `{s['output']}`", "",
-        "| | original | start (flattened) | result |", "|---|---|---|---|",
+        f"| | original | start{'' if s.get('files') else ' (flattened)'} | result |", "|---|---|---|---|",
         f"| bytes | {b['original']} | {b['start']} | {b['result']} |",
         f"| tokens | {t['original']} | {t['start']} | {t['result']} |", "",
         *_files_table(s),
@@ -161,7 +161,7 @@ def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
 
 def _retree(arg: str, tree: str) -> str:
     for prefix in ("-iquote", "-I", ""):
-        if arg.startswith(f"{prefix}{TREE_DIR}/"):
+        if arg == prefix + TREE_DIR or arg.startswith(f"{prefix}{TREE_DIR}/"):
             return prefix + tree + arg[len(prefix) + len(TREE_DIR):]
     return arg
 

@@ -35,7 +35,8 @@ class Status:
     accepted: int = 0
     prefiltered: int = 0
     current_pass: str = ""
-    part: int = 0             # which part is being reduced (reduce_parts)
+    part: int = 0             # which part is being reduced (reduce_parts), of `parts`
+    parts: int = 1
     sweep: int = 0            # how many times the main list has run (the schedule position)
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
@@ -83,7 +84,7 @@ class Engine:
         sweep changes no part, then the last passes over each part. Returns the joined result."""
         self.parts, self._languages, self._join = list(parts), list(languages), join
         size = sum(map(len, self.parts))
-        self.status = Status(original_size=size, size=size)
+        self.status = Status(original_size=size, size=size, parts=len(self.parts))
         self._over_parts(self.first)
         while True:
             self.status.sweep += 1

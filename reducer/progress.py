@@ -29,7 +29,8 @@ def describe(status: Status, counters: Counters, budget: Budget | None = None) -
     left = budget.remaining_seconds() if budget is not None else None
     return (f"{status.size} B ({removed:.0%} removed) | tests {counters.tests} ({rate:.2f}/s), "
             f"memo {counters.memo_hits}, replayed {counters.replayed}, pre-filtered {status.prefiltered} | "
-            f"accepted {status.accepted} | sweep {status.sweep} pass {status.current_pass} | {elapsed:.0f}s"
+            f"accepted {status.accepted} | sweep {status.sweep} pass {status.current_pass}"
+            + (f" file {status.part + 1}/{status.parts}" if status.parts > 1 else "") + f" | {elapsed:.0f}s"
             + (f" | budget left {format_seconds(left)}" if left is not None else ""))
 
 

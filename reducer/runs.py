@@ -263,7 +263,7 @@ class _Session:
             wd.write("start", text)
         state.update(started=True)
         self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(),
-                                                                        bundle.total_size(text)]])
+                                                                        self._size(text)]])
         first, main_passes, last = schedule(config.passes)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
@@ -351,6 +351,10 @@ class _Session:
         self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier),
                             "outcome": outcome})
 
+    def _size(self, content: bytes) -> int:
+        """Bytes of the file, or of all the files of a file set."""
+        return bundle.total_size(content) if self.tree else len(content)
+
     def _write_result(self, content: bytes, before: bytes | None = None) -> None:
         """The result file (the main file of a file set), and a file set's files in OUTPUT.files/."""
         output = Path(self.config.output)
@@ -363,7 +367,7 @@ class _Session:
         before = self.wd.read("best") if self.tree else None
         self._write_result(content, before)
         self.wd.write("best", content)
-        size = bundle.total_size(content) if self.tree else len(content)
+        size = self._size(content)
         if size < self.history[-1][1]:  # a replayed accept is in the history already
             self.history.append([round(self.evaluator.budget.elapsed(), 3), size])
         self._save()

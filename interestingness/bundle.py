@@ -116,7 +116,7 @@ class Tree:
     def _copy(self, directory: str, base: str) -> str | None:
         if not os.path.isabs(directory):
             return None
-        rel = os.path.relpath(directory, self.root)
+        rel = os.path.relpath(os.path.realpath(directory), self.root)  # the root has its symlinks resolved
         if rel == ".." or rel.startswith("../"):
             return None
         return os.path.normpath(os.path.join(base, rel))

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES
 from interestingness.metrics import METRICS, demangle
 from interestingness.predicates import DEFAULT_PREDICATE
@@ -21,12 +22,14 @@ def run_check(
     predicate: str | None = None,
     timeout: float = 300.0,
     content: bytes | None = None,
+    tree: Tree | None = None,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
-    `content` is built in place of the file's own bytes, as the oracle builds a candidate."""
+    `content` is built in place of the file's own bytes, as the oracle builds a candidate; with
+    `tree` it is a file set of that tree (interestingness.bundle)."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
-    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout)
+    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree)
     m = oracle.measure(Path(path).read_bytes() if content is None else content)
     all_kernels = m.kernel_names()
     selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)

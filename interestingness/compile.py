@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from interestingness.bundle import Tree, materialise
 from interestingness.process import run, test_dir
 from interestingness.toolchain import Toolchain
 
@@ -25,6 +26,7 @@ LTO, NOLTO = "lto", "nolto"
 SIDES = (LTO, NOLTO)
 SHIM_DIR = Path(__file__).parent / "shim"
 ASM_OUT, OBJ_OUT = "out.s", "out.o"
+TREE_DIR = "src"  # a file set's copy, below the compile's directory (paths relative to it in commands)
 
 # Dropped from user flags, with a warning. -save-temps in an LTO build adds -disable-llvm-passes
 # to the device pre-link compile (wrong figures); --offload-new-driver runs device LTO even under
@@ -129,6 +131,9 @@ class Compiler:
     timeout: float
     tmp_parent: str | None = None
     keep_artifacts: bool = False
+    # candidates are file sets (bundles): each compile materialises one under TREE_DIR; file_name
+    # is then the main file's path there and the flags point to the copies (SpillOracle does both)
+    tree: Tree | None = None
     env: tuple[tuple[str, str], ...] = field(default_factory=lambda: tuple(compiler_env(os.environ).items()))
 
     def command(self, side: str, emit: str = "asm") -> list[str]:
@@ -165,7 +170,7 @@ class Compiler:
         except OSError as e:
             return Compiled(side, tuple(cmd), 0.0, failure="infra", message=f"temp dir: {e}")
         try:
-            (work / self.file_name).write_bytes(content)
+            self._write(work, content)
             env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)}
             # the compiler's own temp files go into the test's directory and are removed with it
             res = run(cmd, cwd=work, timeout=self.timeout, env=env | dict(self.env) | {"TMPDIR": str(work)})
@@ -196,20 +201,29 @@ class Compiler:
 
     def uninitialized(self, content: bytes) -> int:
         """Front-end warnings of uninitialized uses in `content` (a syntax-only compile)."""
-        cmd = [*self._device_compile(NOLTO), "-fsyntax-only", _operand(self.file_name)]
-        with tempfile.TemporaryDirectory(prefix="reduce-uninit-", dir=self.tmp_parent) as d:
-            (Path(d) / self.file_name).write_bytes(content)
-            res = run(cmd, cwd=Path(d), timeout=self.timeout, env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
-        return len(UNINITIALIZED.findall(res.stderr))
+        return len(UNINITIALIZED.findall(self._front_end(content, "-fsyntax-only")))
 
     def headers(self, content: bytes) -> list[str]:
         """Every header the device compile of `content` reads (`-E -H`), for cache keys: a changed
         header must change the key of a candidate that still includes it."""
-        cmd = [*self._device_compile(NOLTO), "-E", "-H", "-o", os.devnull, _operand(self.file_name)]
-        with tempfile.TemporaryDirectory(prefix="reduce-deps-", dir=self.tmp_parent) as d:
-            (Path(d) / self.file_name).write_bytes(content)
-            res = run(cmd, cwd=Path(d), timeout=self.timeout, env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
-        return sorted({line.lstrip(".").strip() for line in res.stderr.splitlines() if _HEADER_LINE.match(line)})
+        stderr = self._front_end(content, "-E", "-H", "-o", os.devnull)
+        found = {line.lstrip(".").strip() for line in stderr.splitlines() if _HEADER_LINE.match(line)}
+        # a file set's own headers are read from its copy by relative paths: they are in the candidate
+        return sorted(h for h in found if self.tree is None or os.path.isabs(h))
+
+    def _front_end(self, content: bytes, *args: str) -> str:
+        """stderr of the device front end run with `args` on `content`, in a temp dir of its own."""
+        cmd = [*self._device_compile(NOLTO), *args, _operand(self.file_name)]
+        with tempfile.TemporaryDirectory(prefix="reduce-fe-", dir=self.tmp_parent) as d:
+            self._write(Path(d), content)
+            return run(cmd, cwd=Path(d), timeout=self.timeout,
+                       env=dict(self.env) | {"PATH": os.environ.get("PATH", "")}).stderr
+
+    def _write(self, work: Path, content: bytes) -> None:
+        if self.tree is None:
+            (work / self.file_name).write_bytes(content)
+        else:
+            materialise(work / TREE_DIR, content)
 
 
 _HEADER_LINE = re.compile(r"^\.+ ")

@@ -1,6 +1,11 @@
 """C-Reduce-compatible script oracle: the script runs with no argument in a fresh directory
 holding the candidate under the original file name; exit 0 means interesting. With
-`test_arg` (llvm-reduce style) the candidate's path is passed as the last argument instead."""
+`test_arg` (llvm-reduce style) the candidate's path is passed as the last argument instead.
+
+For a file set (`tree`), the test directory holds every file of the candidate at its path
+relative to the set's root, and the script runs in the main file's directory of that copy: the
+main file is there under its own name, and each header is where it is relative to the main file
+in the user's tree (`../include/lib/a.h`, `local.h`)."""
 from __future__ import annotations
 
 import hashlib
@@ -11,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bundle import Tree, materialise
 from .process import run, test_dir
 from .verdict import Verdict
 
@@ -30,6 +36,7 @@ class ScriptOracle:
     tmp_root: Path | None = None
     test_arg: bool = False
     keep_dirs: bool = False
+    tree: Tree | None = None  # candidates are file sets (bundles) of this tree
     ignores_layout = False  # a script may grep comments or count columns
 
     @classmethod
@@ -51,6 +58,7 @@ class ScriptOracle:
             "filename": self.filename,
             "test_arg": self.test_arg,
             "timeout": self.timeout,
+            **({"tree_main": self.tree.main} if self.tree else {}),
         }
 
     def test(self, content: bytes) -> Verdict:
@@ -60,11 +68,14 @@ class ScriptOracle:
         except OSError as e:
             return Verdict(False, f"cannot make a test directory: {e}", infra_failure=True)
         try:
-            candidate = workdir / self.filename
-            candidate.write_bytes(content)
+            if self.tree is None:
+                candidate = workdir / self.filename
+                candidate.write_bytes(content)
+            else:
+                candidate = materialise(workdir, content)[0]
             cmd = [self.script, candidate] if self.test_arg else [self.script]
             env = {**os.environ, "TMPDIR": str(workdir)}
-            done = run(cmd, cwd=workdir, timeout=self.timeout, env=env)
+            done = run(cmd, cwd=candidate.parent, timeout=self.timeout, env=env)
         except OSError as e:
             return Verdict(False, f"could not run the test: {e}", infra_failure=True,
                            seconds=time.monotonic() - start)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from interestingness.compile import LTO, NOLTO, SHIM_DIR, SIDES, Compiled, Compiler, prepare_flags
+from interestingness.bundle import Tree
+from interestingness.compile import LTO, NOLTO, SHIM_DIR, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
 from interestingness.metrics import Metrics, analyse, demangle
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
@@ -60,22 +61,32 @@ class SpillOracle:
         keep_artifacts: bool = False,
         *,
         cwd: str | os.PathLike | None = None,
+        tree: Tree | None = None,
         ub_guard: bool = True,
     ):
+        """With `tree`, candidates are file sets of it (interestingness.bundle): each test
+        compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
+        main file's directory pointing to their copies, so every header the set holds, found
+        through either or relative to the file including it, is read from the candidate."""
         tc = toolchain if isinstance(toolchain, Toolchain) else find_toolchain(toolchain)
         cwd = Path(cwd or os.getcwd())
         source = Path(cwd, file_name)
         effective, self.dropped_flags = prepare_flags(flags, cwd)
+        self.tree = tree
+        name, source_dir = source.name, os.path.normpath(source.parent)
+        if tree is not None:  # the copies first; the originals after them, for files not in the set
+            effective = (*tree.rewrite_flags(effective, TREE_DIR), "-iquote" + source_dir)
+            name, source_dir = f"{TREE_DIR}/{tree.main}", tree.main_dir_copy(TREE_DIR)
         self.compiler = Compiler(
-            toolchain=tc, flags=effective, file_name=source.name,
-            source_dir=os.path.normpath(source.parent), timeout=timeout,
+            toolchain=tc, flags=effective, file_name=name, source_dir=source_dir, timeout=timeout,
             tmp_parent=os.fspath(tmp_dir) if tmp_dir is not None else None,
-            keep_artifacts=keep_artifacts,
+            keep_artifacts=keep_artifacts, tree=tree,
         )
         self.predicate = Predicate(predicate)
         self.kernels = tuple(kernels) if kernels else None
         self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
-        self.headers_sha256: str | None = None  # what the original includes, set by resolve_targets
+        # what the original includes from outside the candidate, set by resolve_targets
+        self.headers_sha256: str | None = None
         # With the guard, a candidate may not warn of more uninitialized uses than the original
         # (set by resolve_targets): reductions love `int i; for (; i < n; ...)`, and a test case
         # with undefined behaviour is rejected by the compiler engineers it is meant for.

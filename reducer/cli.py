@@ -110,7 +110,11 @@ main.add_command(ir)
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].")
 @click.option("--flatten/--no-flatten", default=None,
               help="Inline project headers (found via -I/-iquote and the file's directory) first "
-              "[default: on with the built-in oracle, off with --test].")
+              "[default: on with the built-in oracle, off with --test]. Without it, the project headers are "
+              "reduced as files of their own, written to OUTPUT.files/.")
+@click.option("-I", "--include-dir", "include_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
+              help="A directory of project headers, for --test runs (the built-in oracle takes -I/-iquote from its "
+              "clang flags); with --no-flatten, the headers found there are reduced too.")
 @click.option("--cache/--no-cache", "use_cache", default=None,
               help="Keep verdicts in the persistent cache [default: on with the built-in oracle, whose key "
               "covers everything that decides a verdict; off with --test, since a script may read anything].")
@@ -126,7 +130,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
         ub_guard: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
-        backend: str, scheduler: str | None, flatten: bool | None, use_cache: bool | None, cache_dir: Path | None,
+        backend: str, scheduler: str | None, flatten: bool | None, include_dirs: tuple[Path, ...],
+        use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
         clang: str | None, kernels: tuple[str, ...], predicate: str | None) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
@@ -136,6 +141,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
     with `reduce resume WORKDIR`."""
     if scheduler and backend != "dask":
         raise click.UsageError("--scheduler needs --backend dask")
+    if include_dirs and not script:
+        raise click.UsageError("--include-dir is for --test runs; give the built-in oracle -I/-iquote after --")
     names = [n.strip() for n in pass_names.split(",") if n.strip()] if pass_names else None
     try:
         runs.schedule(names)
@@ -153,7 +160,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
         kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
         pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty,
-        ub_guard=ub_guard)
+        ub_guard=ub_guard, include_dirs=[str(d.absolute()) for d in include_dirs])
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
 

@@ -1,8 +1,11 @@
 """The C-Reduce-style fixpoint: run the schedule's passes, each over ddmin chunks of its items,
 keep every candidate the evaluator calls interesting, repeat until a sweep changes nothing.
 
-The engine knows nothing about HIP or about the oracle: candidates go to an Evaluator, the
-best-so-far goes to `on_accept`, and progress to `on_event`.
+The engine knows nothing about HIP, files or the oracle: candidates go to an Evaluator, the
+best-so-far goes to `on_accept`, and progress to `on_event`. A candidate may be made of several
+parts (a file set: `reduce_parts`); the engine then reduces one part at a time, each sweep
+running the schedule over every part in turn, and `join` makes the candidate the evaluator
+sees from the parts (the one being reduced, the others at their current best).
 """
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ class Status:
     accepted: int = 0
     prefiltered: int = 0
     current_pass: str = ""
+    part: int = 0             # which part is being reduced (reduce_parts), of `parts`
+    parts: int = 1
     sweep: int = 0            # how many times the main list has run (the schedule position)
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
@@ -57,7 +62,10 @@ class Engine:
         self.first, self.main, self.last = list(first), list(main), list(last)
         self.prefilter = prefilter
         self.on_accept, self.on_event = on_accept, on_event
-        self.best: Source | None = None
+        self.best: Source | None = None  # the part being reduced
+        self.parts: list[bytes] = []
+        self._part = 0
+        self._join: Callable[[list[bytes]], bytes] = lambda parts: parts[0]
         self.status: Status | None = None
         # A pass run longer than pass_time_cap is cut short. Where a cut fell is recorded in
         # `caps` (pass-run index -> searches made), so a resumed run replays the same cut.
@@ -67,20 +75,35 @@ class Engine:
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
-        self.best = Source(text, self.language)
-        self.status = Status(original_size=len(text), size=len(text))
-        for p in self.first:
-            self._run_pass(p)
+        return self.reduce_parts([text], [self.language], lambda parts: parts[0])
+
+    def reduce_parts(self, parts: Sequence[bytes], languages: Sequence[str],
+                     join: Callable[[list[bytes]], bytes]) -> bytes:
+        """Reduce a candidate made of `parts` (`join(parts)` is interesting already): the first
+        passes over each part, then sweeps of the main passes over each part in turn until a
+        sweep changes no part, then the last passes over each part. Returns the joined result."""
+        self.parts, self._languages, self._join = list(parts), list(languages), join
+        size = sum(map(len, self.parts))
+        self.status = Status(original_size=size, size=size, parts=len(self.parts))
+        self._over_parts(self.first)
         while True:
             self.status.sweep += 1
-            before = self.best.text
-            for p in self.main:
-                self._run_pass(p)
-            if self.best.text == before:
+            before = list(self.parts)
+            self._over_parts(self.main)
+            if self.parts == before:
                 break
-        for p in self.last:
-            self._run_pass(p)
-        return self.best.text
+        self._over_parts(self.last)
+        return self.result()
+
+    def result(self) -> bytes:
+        return self._join(list(self.parts))
+
+    def _over_parts(self, schedule: Sequence[Pass]) -> None:
+        for i in range(len(self.parts)):
+            self._part = self.status.part = i
+            self.best = Source(self.parts[i], self._languages[i])
+            for p in schedule:
+                self._run_pass(p)
 
     def _run_pass(self, p: Pass) -> None:
         if p.needs_tree and self.best.tree is None:
@@ -114,8 +137,9 @@ class Engine:
                 found = self.evaluator.first_interesting(self._candidates(items, pos, size))
                 if found is None:
                     break
-                index, content, _ = found
-                self._accept(content, stats)
+                index = found[0]
+                start = pos + index * size  # the part's candidate again: the evaluator saw it joined
+                self._accept(apply(self.best.text, chain.from_iterable(items[start:start + size])), stats)
                 pos += index * size
                 items = p.items(self.best, round) or []
             size //= 2
@@ -127,12 +151,17 @@ class Engine:
         for start in range(pos, len(items), size):
             candidate = apply(text, chain.from_iterable(items[start:start + size]))
             ok = len(candidate) < len(text) and self._syntax_ok(candidate)
-            yield candidate if ok else None
+            yield self._joined(candidate) if ok else None
+
+    def _joined(self, candidate: bytes) -> bytes:
+        parts = list(self.parts)
+        parts[self._part] = candidate
+        return self._join(parts)
 
     def _syntax_ok(self, candidate: bytes) -> bool:
         if not self.prefilter or self.best.tree is None:
             return True
-        if Source(candidate, self.language).error_count <= self.best.error_count:
+        if Source(candidate, self.best.language).error_count <= self.best.error_count:
             return True
         self.status.prefiltered += 1
         return False
@@ -140,10 +169,11 @@ class Engine:
     def _accept(self, content: bytes, stats: PassYield) -> None:
         stats.accepted += 1
         stats.bytes_removed += len(self.best.text) - len(content)
-        self.best = Source(content, self.language)
-        self.status.size = len(content)
+        self.best = Source(content, self.best.language)
+        self.parts[self._part] = content
+        self.status.size = sum(map(len, self.parts))
         self.status.accepted += 1
-        self.on_accept(content)
+        self.on_accept(self.result())
         self.on_event("accept", self.status)
 
 

@@ -10,6 +10,7 @@ from typing import Iterable, Iterator
 
 from joblib import Parallel, delayed, parallel_config
 
+from interestingness import bundle
 from interestingness.verdict import Oracle, Verdict
 
 from .budget import Budget
@@ -51,8 +52,11 @@ class Evaluator:
         self.backend = backend
         self.scheduler = scheduler
         self._client = None
-        # what memo and cache are keyed by: layout-only variants share a verdict when the oracle allows
-        self._view = layout_free if oracle.ignores_layout else bytes
+        # what memo and cache are keyed by: layout-only variants share a verdict when the oracle allows;
+        # an oracle of file sets (a `tree`) gets bundles, whose members are viewed one by one
+        layout = layout_free if oracle.ignores_layout else bytes
+        self._files = getattr(oracle, "tree", None) is not None
+        self._view = (lambda c: bundle.map_texts(c, layout)) if self._files else layout
         self.counters = Counters()
         self._memo: dict[str, Verdict] = {}
         # `test` may be called from several threads (reduce ir's verdict server): memory and
@@ -101,12 +105,18 @@ class Evaluator:
 
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict from this run's memory or else the persistent cache (then remembered)."""
-        if not self.allow_empty and not content.strip():
+        if not self.allow_empty and self._empty(content):
             return EMPTY
         view = self._view(content)
         key = digest(view)
         with self._lock:
             return self._recall(key, view)
+
+    def _empty(self, content: bytes) -> bool:
+        """Whitespace only; for a file set, every file."""
+        if self._files:
+            return all(not text.strip() for _, text in bundle.decode(content))
+        return not content.strip()
 
     def _recall(self, key: str, view: bytes) -> Verdict | None:
         known = self._memo.get(key)

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from interestingness import bundle
+
 from .budget import Budget, format_seconds
 from .engine import Status
 from .evaluate import Counters
@@ -27,7 +29,8 @@ def describe(status: Status, counters: Counters, budget: Budget | None = None) -
     left = budget.remaining_seconds() if budget is not None else None
     return (f"{status.size} B ({removed:.0%} removed) | tests {counters.tests} ({rate:.2f}/s), "
             f"memo {counters.memo_hits}, replayed {counters.replayed}, pre-filtered {status.prefiltered} | "
-            f"accepted {status.accepted} | sweep {status.sweep} pass {status.current_pass} | {elapsed:.0f}s"
+            f"accepted {status.accepted} | sweep {status.sweep} pass {status.current_pass}"
+            + (f" file {status.part + 1}/{status.parts}" if status.parts > 1 else "") + f" | {elapsed:.0f}s"
             + (f" | budget left {format_seconds(left)}" if left is not None else ""))
 
 
@@ -84,8 +87,11 @@ class Progress:
             self.console.print(message, highlight=False, soft_wrap=True)
 
     def summary(self, file: Path, output: Path, original: bytes, start: bytes, result: bytes, outcome: str,
-                report: Path) -> None:
-        """`start` is what the engine reduced: the original with its project headers flattened in."""
+                report: Path, files: list[dict] | None = None, tree: Path | None = None) -> None:
+        """`start` is what the engine reduced: the original with its project headers flattened in.
+        A file set (`files`: bytes per file; `tree`: where they went) is reported per file and in total."""
+        if files is not None:
+            original, start, result = (b"".join(t for _, t in bundle.decode(b)) for b in (original, start, result))
         c = self.counters
         per_pass = self._status.per_pass if self._status else {}
         passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
@@ -97,6 +103,8 @@ class Progress:
             f"  bytes  {len(start)} -> {len(result)} ({1 - len(result) / max(1, len(start)):.1%} removed)"
             + (f"; {len(original)} before flattening" if start != original else ""),
             f"  tokens {count_tokens(start)} -> {count_tokens(result)}",
+            *([f"  files  {len(files)} -> {tree}/ (the main file also -> {output})"]
+              + [f"    {f['file']}: {f['original']} -> {f['result']} bytes" for f in files] if files else []),
             f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
             f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.replayed} replayed from "
             f"the journal, {c.infra_retries} retried",
@@ -109,7 +117,7 @@ class Progress:
         if self.json_lines:
             self._emit({"event": "end", "outcome": outcome, "output": str(output), "bytes": len(result),
                         "start_bytes": len(start), "original_bytes": len(original), "tests": c.tests,
-                        "report": str(report)})
+                        "report": str(report), **({"files": files, "tree": str(tree)} if files else {})})
         else:  # the outcome is not progress: --quiet still shows it
             self.console.print("\n".join(lines), highlight=False, soft_wrap=True)
 

@@ -8,12 +8,15 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from interestingness import bundle
 from interestingness.check import format_check
+from interestingness.compile import TREE_DIR
 from interestingness.metrics import METRICS
 from interestingness.spill import base_name
 
 from .budget import format_seconds
 from .files import atomic_write
+from .fileset import output_tree
 from .lexer import count_tokens
 from .workdir import WorkDir
 
@@ -26,6 +29,11 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
     start = wd.read("start") or original
     best = wd.read("best") or start
     counters = state.get("counters", {})
+    files = None
+    if state.get("tree"):  # a file set: sizes per file, and the totals of its files' texts
+        files = [{"file": name, "original": len(text), "result": len(dict(bundle.decode(best)).get(name, b""))}
+                 for name, text in bundle.decode(original)]
+        original, start, best = (b"".join(t for _, t in bundle.decode(b)) for b in (original, start, best))
     return {
         "file": config["file"],
         "output": config["output"],
@@ -41,6 +49,8 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "history": state.get("history", []),
         "targets": state.get("targets"),
         "metrics": state.get("metrics"),
+        "files": files,
+        "tree": ({"root": state["tree"]["root"], "output": str(output_tree(Path(config["output"])))} if files else None),
     }
 
 
@@ -60,9 +70,10 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"- outcome: **{s['outcome']}**",
         f"- oracle: {s['oracle']}",
         f"- result: `{s['output']}`", "",
-        "| | original | start (flattened) | result |", "|---|---|---|---|",
+        f"| | original | start{'' if s.get('files') else ' (flattened)'} | result |", "|---|---|---|---|",
         f"| bytes | {b['original']} | {b['start']} | {b['result']} |",
         f"| tokens | {t['original']} | {t['start']} | {t['result']} |", "",
+        *_files_table(s),
         f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)",
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)})",
@@ -81,6 +92,16 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     if s["metrics"]:
         lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"])]
     return "\n".join(lines) + "\n"
+
+
+def _files_table(s: dict[str, Any]) -> list[str]:
+    if not s.get("files"):
+        return []
+    lines = [f"Files (not flattened; the reduced set is in `{s['tree']['output']}/`, at the paths relative "
+             f"to `{s['tree']['root']}`; sizes in the table above are totals):", "",
+             "| file | original bytes | result bytes |", "|---|---|---|"]
+    lines += [f"| `{f['file']}` | {f['original']} | {f['result']} |" for f in s["files"]]
+    return lines + [""]
 
 
 def metric_table(metrics: dict[str, dict]) -> list[str]:
@@ -106,16 +127,29 @@ def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
     name = Path(config["file"]).name
     output = Path(config["output"])
     tc = result["toolchain"]
+    best = wd.read("best") or b""
+    files = bundle.decode(best) if wd.state().get("tree") else None
+    tree = output_tree(output).name
     commands = []
     for side, c in result["compiles"].items():
-        argv = [output.name if a in (name, f"./{name}") else a for a in c["command"]]
+        if files:  # the oracle compiles a copy of the set under src/: here it is OUTPUT.files/
+            argv = [_retree(a, tree) for a in c["command"]]
+        else:
+            argv = [output.name if a in (name, f"./{name}") else a for a in c["command"]]
         commands.append(f"# {side}\n{shlex.join(argv)}")
+    if files:
+        shown = [f"Reduced test case: {len(files)} files in `{tree}/` ({sum(len(t) for _, t in files)} bytes):", ""]
+        for member, text in files:
+            shown += [f"`{member}` ({len(text)} bytes):", "", "```cpp", text.decode(errors="replace").rstrip(),
+                      "```", ""]
+    else:
+        shown = [f"Reduced test case ({len(best)} bytes):", "",
+                 "```cpp", best.decode(errors="replace").rstrip(), "```", ""]
     text = "\n".join([
         f"# Spill only under full offload LTO: `{output.name}`", "",
         f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'} ({tc['clang']}); "
         f"full offload LTO by default: {'yes' if tc['affected'] else 'no'}.", "",
-        f"Reduced test case ({len(wd.read('best') or b'')} bytes):", "",
-        "```cpp", (wd.read("best") or b"").decode(errors="replace").rstrip(), "```", "",
+        *shown,
         "Device-only builds (assembly; run in the directory of the file):", "",
         "```sh", *commands, "```", "",
         "Figures from both builds:", "",
@@ -123,6 +157,13 @@ def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
     ])
     atomic_write(wd.path / BUNDLE, text.encode())
     return wd.path / BUNDLE
+
+
+def _retree(arg: str, tree: str) -> str:
+    for prefix in ("-iquote", "-I", ""):
+        if arg == prefix + TREE_DIR or arg.startswith(f"{prefix}{TREE_DIR}/"):
+            return prefix + tree + arg[len(prefix) + len(TREE_DIR):]
+    return arg
 
 
 def _plot(history: list[list[float]], path: Path) -> bool:

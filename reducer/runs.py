@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from interestingness import bundle
+from interestingness.bundle import Tree
 from interestingness.check import run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.script import ScriptError, ScriptOracle
@@ -19,7 +21,7 @@ from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
 
-from . import passes
+from . import fileset, passes
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Status
@@ -81,6 +83,7 @@ class RunConfig:
     recheck: bool | None = None    # re-test each interesting candidate; None: for scripts only
     allow_empty: bool = False
     ub_guard: bool = True          # built-in oracle: no more -Wuninitialized warnings than the original
+    include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -90,6 +93,15 @@ class RunConfig:
     @property
     def builtin(self) -> bool:
         return self.script is None
+
+    @property
+    def flattens(self) -> bool:
+        return self.flatten if self.flatten is not None else self.builtin
+
+    def header_dirs(self, cwd: Path) -> list[Path]:
+        """Where project headers are found: the -I/-iquote directories of the flags (built-in
+        oracle) or --include-dir (scripts); the including file's directory comes on top."""
+        return include_dirs(self.flags, cwd) + [(cwd / d).resolve() for d in self.include_dirs]
 
 
 @dataclass(frozen=True)
@@ -126,14 +138,23 @@ def default_workdir(output: Path) -> Path:
 
 
 def start(config: RunConfig, workdir: Path, *, force: bool = False, display: Display = Display()) -> int:
-    """A new run. Setup failures (bad input, not interesting) remove the fresh work directory."""
+    """A new run. Setup failures (bad input, not interesting) remove the fresh work directory.
+    Without flattening, a file with project headers is reduced with them as one file set: its
+    original is then the bundle of all their texts as they are now."""
     file, output = Path(config.file), Path(config.output)
     text = read_input(file)
     check_output(file, output, force)
+    files = None if config.flattens else _collect(config, file, text)
+    if files is not None and fileset.output_tree(output).exists() and not force:
+        raise RunError(f"output directory {fileset.output_tree(output)} exists; remove it, choose another -o, "
+                       "or pass --force", EXIT_INPUT)
     try:
         wd = WorkDir.create(workdir, asdict(config), force=force)
     except (WorkDirError, OSError) as e:
         raise RunError(str(e), EXIT_INPUT) from None
+    if files is not None:
+        tree, text = files
+        wd.save_state({"tree": {"root": tree.root, "main": tree.main}})
     wd.write("original", text)
     try:
         return _execute(config, wd, display)
@@ -141,6 +162,18 @@ def start(config: RunConfig, workdir: Path, *, force: bool = False, display: Dis
         if not wd.state().get("started"):
             shutil.rmtree(wd.path, ignore_errors=True)
         raise
+
+
+def _collect(config: RunConfig, file: Path, text: bytes) -> tuple[Tree, bytes] | None:
+    try:
+        return fileset.collect(file, text, config.header_dirs(Path(config.cwd)))
+    except OSError as e:
+        raise RunError(f"cannot read a header of {file}: {e}", EXIT_INPUT) from None
+
+
+def tree_of(state: dict) -> Tree | None:
+    """The file set's tree of a multi-file run, None for a one-file run."""
+    return Tree(**state["tree"]) if state.get("tree") else None
 
 
 def resume(workdir: Path, *, display: Display = Display(), **overrides: Any) -> int:
@@ -209,21 +242,30 @@ class _Session:
                  original: bytes):
         self.config, self.wd, self.state, self.evaluator, self.ui = config, wd, state, evaluator, ui
         self.original = original
-        self.language = language_for(Path(config.file), original)
+        self.tree = tree_of(state)
+        # a file set's parts: its files, main first; a single file is the one part
+        self.names = [n for n, _ in bundle.decode(original)] if self.tree else [Path(config.file).name]
+        self.main = fileset.main_text(original) if self.tree else original
+        self.language = language_for(Path(config.file), self.main)
         self.earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
         self.engine: Engine | None = None
 
     def run(self) -> int:
         config, wd, state, ui = self.config, self.wd, self.state, self.ui
-        ui.say(f"{'resuming' if state.get('started') else 'reducing'} {config.file}: {len(self.original)} bytes, "
-               f"{count_tokens(self.original)} tokens, language {self.language}, "
-               f"{Source(self.original, self.language).error_count} parse error node(s); work directory {wd.path}")
+        ui.say(f"{'resuming' if state.get('started') else 'reducing'} {config.file}: {len(self.main)} bytes, "
+               f"{count_tokens(self.main)} tokens, language {self.language}, "
+               f"{Source(self.main, self.language).error_count} parse error node(s); work directory {wd.path}")
+        if self.tree:
+            ui.say(f"with its {len(self.names) - 1} project header(s), as one file set of "
+                   f"{bundle.total_size(self.original)} bytes (root {self.tree.root}); reduced headers go to "
+                   f"{fileset.output_tree(Path(config.output))}/")
         text = wd.read("start")
         if text is None:
             text = self._start_text()
             wd.write("start", text)
         state.update(started=True)
-        self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(), len(text)]])
+        self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(),
+                                                                        self._size(text)]])
         first, main_passes, last = schedule(config.passes, config.rename)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
@@ -232,8 +274,13 @@ class _Session:
                              pass_time_cap=cap, caps={int(k): v for k, v in state.get("caps", {}).items()})
         output = Path(config.output)
         try:
-            atomic_write(output, wd.read("best") or text)
-            self.engine.reduce(text)
+            self._write_result(wd.read("best") or text)
+            if self.tree:
+                members = bundle.decode(text)
+                self.engine.reduce_parts([t for _, t in members], [language_for(Path(n), t) for n, t in members],
+                                         lambda parts: bundle.encode(list(zip(self.names, parts))))
+            else:
+                self.engine.reduce(text)
             outcome, code = "done", 0
         except KeyboardInterrupt:
             outcome, code = "interrupted", EXIT_INTERRUPTED
@@ -242,7 +289,7 @@ class _Session:
         except OSError as e:  # disk full, quota, a vanished directory: the last written best file stands
             raise RunError(f"stopped: cannot write the run's files ({e.strerror or e}: {e.filename or ''}); "
                            f"the best result so far is intact in {output}", EXIT_IO) from None
-        result = self.engine.best.text
+        result = self.engine.result()
         try:
             self._save(outcome)
             if code != EXIT_INTERRUPTED:
@@ -255,14 +302,16 @@ class _Session:
         except OSError as e:
             raise RunError(f"{outcome}, but the report cannot be written ({e.strerror or e}); the result is "
                            f"intact in {output}", EXIT_IO) from None
-        ui.summary(Path(config.file), output, self.original, text, result, outcome, report)
+        ui.summary(Path(config.file), output, self.original, text, result, outcome, report,
+                   files=fileset.sizes(self.original, result) if self.tree else None,
+                   tree=fileset.output_tree(output) if self.tree else None)
         return code
 
     def _start_text(self) -> bytes:
         """The flattened file when it is (stably) interesting, else the file as it is."""
         config, ui = self.config, self.ui
-        if config.flatten if config.flatten is not None else config.builtin:
-            flat, headers = flatten(Path(config.file), self.original, include_dirs(config.flags, Path.cwd()))
+        if config.flattens:
+            flat, headers = flatten(Path(config.file), self.original, config.header_dirs(Path.cwd()))
             if headers:
                 ui.say(f"flattened {len(headers)} header(s) into one file of {len(flat)} bytes")
                 verdict = self._stable_verdict(flat, "the flattened file")
@@ -304,11 +353,25 @@ class _Session:
         self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier),
                             "outcome": outcome})
 
+    def _size(self, content: bytes) -> int:
+        """Bytes of the file, or of all the files of a file set."""
+        return bundle.total_size(content) if self.tree else len(content)
+
+    def _write_result(self, content: bytes, before: bytes | None = None) -> None:
+        """The result file (the main file of a file set), and a file set's files in OUTPUT.files/."""
+        output = Path(self.config.output)
+        if self.tree:
+            fileset.write_tree(fileset.output_tree(output), content, before)
+            content = fileset.main_text(content)
+        atomic_write(output, content)
+
     def _accepted(self, content: bytes) -> None:
-        atomic_write(Path(self.config.output), content)
+        before = self.wd.read("best") if self.tree else None
+        self._write_result(content, before)
         self.wd.write("best", content)
-        if len(content) < self.history[-1][1]:  # a replayed accept is in the history already
-            self.history.append([round(self.evaluator.budget.elapsed(), 3), len(content)])
+        size = self._size(content)
+        if size < self.history[-1][1]:  # a replayed accept is in the history already
+            self.history.append([round(self.evaluator.budget.elapsed(), 3), size])
         self._save()
 
     def _event(self, kind: str, status: Status) -> None:
@@ -353,17 +416,18 @@ def _cache(config: RunConfig, oracle) -> VerdictCache | None:
 def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui: Progress):
     keep = config.keep_artifacts is not None
     file = Path(config.file)
+    tree = tree_of(state)
     if not config.builtin:
         if config.flags:
             raise RunError("compile flags after -- are for the built-in oracle; a --test script gets none", EXIT_TEST)
         try:
             return ScriptOracle.create(Path(config.script), file.name, timeout=config.timeout, tmp_root=tmp_root,
-                                       test_arg=config.test_arg, keep_dirs=keep)
+                                       test_arg=config.test_arg, keep_dirs=keep, tree=tree)
         except ScriptError as e:
             raise RunError(str(e), EXIT_TEST) from None
     try:
         oracle = SpillOracle(file, config.flags, config.clang, config.predicate or DEFAULT_PREDICATE,
-                             config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep,
+                             config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep, tree=tree,
                              ub_guard=config.ub_guard)
     except (ToolchainError, PredicateError) as e:
         raise RunError(str(e), EXIT_TEST) from None
@@ -382,7 +446,7 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:
     """`reduce check` reports of the original and the result, kept in the state for the report."""
     options = dict(clang=config.clang, kernel=list(oracle.targets), predicate=config.predicate,
-                   timeout=config.timeout)
+                   timeout=config.timeout, tree=oracle.tree)
     state["metrics"] = {role: run_check(config.file, config.flags, content=content, **options)
                         for role, content in (("original", original), ("result", result))}
     return state["metrics"]

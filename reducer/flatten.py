@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from interestingness.bundle import include_flags
+
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"][^\n]*\n?', re.MULTILINE)
 _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.MULTILINE)
 _COMMENTS = rb"(?:\s|//[^\n]*|/\*.*?\*/)*"
@@ -22,19 +24,7 @@ _GUARD = re.compile(rb"\A" + _COMMENTS + rb"#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+
 
 def include_dirs(flags: Sequence[str], cwd: Path) -> list[Path]:
     """-I/-iquote directories of a clang command line (joined or separate), absolute."""
-    dirs, it = [], iter(flags)
-    for flag in it:
-        for opt in ("-I", "-iquote"):
-            if flag == opt:
-                value = next(it, None)
-            elif flag.startswith(opt) and not flag.startswith("-isystem"):
-                value = flag[len(opt):]
-            else:
-                continue
-            if value:
-                dirs.append((cwd / value).resolve())
-            break
-    return dirs
+    return [(cwd / value).resolve() for opt, value, _ in include_flags(flags) if opt and value]
 
 
 def flatten(path: Path, text: bytes, dirs: Iterable[Path]) -> tuple[bytes, list[Path]]:

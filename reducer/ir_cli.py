@@ -38,7 +38,7 @@ from .ir_reduce import IrReducer, instruction_count
 from .ir_server import VerdictServer
 from .lit import lit_test, verify
 
-DEFAULT_LLVM_REDUCE_FLAGS = "--skip-delta-passes=operands-skip"
+DEFAULT_LLVM_REDUCE_FLAGS = "--skip-delta-passes=operands-skip,operands-one,operands-nan"  # notes/ir.md
 _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_LLC_REJECTS,
                "not-interesting": EXIT_NOT_INTERESTING}
 
@@ -62,7 +62,7 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               "'' for plain llc.")
 @click.option("--llvm-reduce-flags", default=DEFAULT_LLVM_REDUCE_FLAGS, show_default=True,
               help="llvm-reduce flags, one shell-quoted string (e.g. '--delta-passes=instructions,basic-blocks'); "
-              "the default skips the one delta pass that costs most and removes least (notes/ir.md).")
+              "the default skips the delta passes that cost many tests and remove nothing others do not (notes/ir.md).")
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")
 @click.option("--clang", help="clang++ for --from-source [default: as `reduce run`].")

@@ -90,3 +90,15 @@ def test_explicit_specialisations_and_order_of_declarations():
     assert out == b"struct Mma { static constexpr int m = 32; using acc_t = float; };\nint f() { Mma::acc_t x = Mma::m; return x; }\n"
     later = b"template <typename A> A zero() { return A{}; }\nstruct Late { using Acc = int; };\nint g() { return zero<Late::Acc>(); }\n"
     assert REGISTRY["instantiate"].items(Source(later, "cuda"), 0) == []  # `Late` is declared after the template
+
+
+@needs_clang22
+def test_unnamed_template_parameters_bind_nothing():
+    """`template <int>` (a c120 reduction left `store_acc_tile<1>` behind) and `template <typename>`."""
+    text = PRELUDE + (b"template <int> __device__ void put(float* d) { d[0] = 1; }\n"
+                      b"template <typename> __device__ void add(float* d) { d[1] += 2; }\n"
+                      b"__global__ void k(float* d) { put<1>(d); add<int>(d); }\n")
+    out, _ = fixpoint("instantiate", text)
+    assert out.endswith(b"__device__ void put(float* d) { d[0] = 1; }\n__device__ void add(float* d) { d[1] += 2; }\n"
+                        b"__global__ void k(float* d) { put(d); add(d); }\n")
+    assert mfma_counts(out) == mfma_counts(text)  # builds, same kernel

@@ -123,8 +123,10 @@ def _bind(ev: ConstEval, params: list[Node], args: list[Node]) -> tuple[dict, di
             given = args[i].text if i < len(args) else None
             default = p.child_by_field_name("default_value")
             text = given if given is not None else default.text if default is not None else None
-            if name is None or name.type != "identifier" or text is None:
+            if text is None or name is not None and name.type != "identifier":
                 return None
+            if name is None:  # `template <int>`: nothing can refer to it
+                continue
             value = ev.eval(expression(text), values)
             if value is not None:
                 values[name.text] = value
@@ -133,10 +135,11 @@ def _bind(ev: ConstEval, params: list[Node], args: list[Node]) -> tuple[dict, di
             name = p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
             default = p.child_by_field_name("default_type")
             text = args[i].text if i < len(args) else default.text if default is not None else None
-            if name is None or text is None:
+            if text is None:
                 return None
-            texts[name.text] = text
-            types.add(name.text)
+            if name is not None:
+                texts[name.text] = text
+                types.add(name.text)
         else:
             return None  # variadic and template template parameters
     return values, texts, types

@@ -66,9 +66,15 @@ def map_texts(data: bytes, fn: Callable[[bytes], bytes]) -> bytes:
     return encode([(name, fn(text)) for name, text in decode(data)])
 
 
+def joined(data: bytes) -> bytes:
+    """All members' texts one after the other (what sizes and token counts of a file set are
+    taken of); any other content as it is."""
+    return b"".join(text for _, text in decode(data)) if is_bundle(data) else data
+
+
 def total_size(data: bytes) -> int:
     """Bytes of all members' texts (what a user calls the size of the file set)."""
-    return sum(len(text) for _, text in decode(data)) if is_bundle(data) else len(data)
+    return len(joined(data))
 
 
 def materialise(directory: Path, data: bytes) -> list[Path]:

@@ -164,14 +164,17 @@ class SpillOracle:
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
             raise OracleSetupError(f"the predicate holds for no kernel of the original: {why}")
-        return self.with_targets(targets, original)
+        return self.with_targets(targets, original, m.compiled[LTO].uninitialized)
 
-    def with_targets(self, targets: Sequence[str], original: bytes) -> SpillOracle:
-        """A copy with targets known already (a resumed run's): no build of the original."""
+    def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None) -> SpillOracle:
+        """A copy with targets known already (a resumed run's): no build of the original. The UB
+        guard's limit is `uninitialized` when a build of the original counted it, else it is
+        counted by a syntax-only run."""
         resolved = copy.copy(self)
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
-        resolved.uninitialized = self.compiler.uninitialized(original) if self.ub_guard else None
+        if self.ub_guard:
+            resolved.uninitialized = uninitialized if uninitialized is not None else self.compiler.uninitialized(original)
         return resolved
 
     def test(self, content: bytes) -> Verdict:

@@ -91,7 +91,7 @@ class Progress:
         """`start` is what the engine reduced: the original with its project headers flattened in.
         A file set (`files`: bytes per file; `tree`: where they went) is reported per file and in total."""
         if files is not None:
-            original, start, result = (b"".join(t for _, t in bundle.decode(b)) for b in (original, start, result))
+            original, start, result = map(bundle.joined, (original, start, result))
         c = self.counters
         per_pass = self._status.per_pass if self._status else {}
         passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"

@@ -16,7 +16,7 @@ from interestingness.spill import base_name
 
 from .budget import format_seconds
 from .files import atomic_write
-from .fileset import output_tree
+from .fileset import output_tree, sizes
 from .lexer import count_tokens
 from .workdir import WorkDir
 
@@ -31,9 +31,8 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
     counters = state.get("counters", {})
     files = None
     if state.get("tree"):  # a file set: sizes per file, and the totals of its files' texts
-        files = [{"file": name, "original": len(text), "result": len(dict(bundle.decode(best)).get(name, b""))}
-                 for name, text in bundle.decode(original)]
-        original, start, best = (b"".join(t for _, t in bundle.decode(b)) for b in (original, start, best))
+        files = sizes(original, best)
+        original, start, best = map(bundle.joined, (original, start, best))
     return {
         "file": config["file"],
         "output": config["output"],

@@ -268,6 +268,8 @@ def test_ub_guard_refuses_a_new_uninitialized_use(tmp_path):
     # an original that already has the warning may keep it, and the guard can be turned off
     lenient = oracle(tmp_path, "lto.instructions > 0").resolve_targets(broken)
     assert lenient.uninitialized == 1 and lenient.test(broken).interesting
+    # a resumed run counts the original's warnings with a syntax-only run: the same figure
+    assert lenient.with_targets(lenient.targets, broken).uninitialized == 1
     off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False).resolve_targets(UNINIT)
     assert off.uninitialized is None and off.test(broken).interesting
     assert run_check(tmp_path / "k.hip", [], content=broken, predicate="lto.instructions > 0")[

@@ -23,7 +23,9 @@ from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import Verdict
 
-IDENTITY_VERSION = "spill-differential/3"  # 2: a renamed target is still found; 3: the UB guard
+# 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
+# for a layout key that let a respacing which changes the tokens share a verdict)
+IDENTITY_VERSION = "spill-differential/4"
 
 
 class OracleSetupError(ValueError):

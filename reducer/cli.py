@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Callable
@@ -16,9 +15,9 @@ from interestingness.check import format_check, run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.toolchain import ToolchainError
 
-from . import batch, exits, runs
+from . import batch, exits, runs, stopping
 from .budget import parse_duration
-from .cli_common import Fail, read_input, stop
+from .cli_common import Fail, read_input
 from .files import default_output
 from .ir_cli import ir
 from .report import write_report
@@ -235,13 +234,13 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
 
 def _finish(go: Callable[[], int]) -> None:
     """Run to the end and exit with the run's code; a kill from a job scheduler stops like Ctrl-C."""
-    signal.signal(signal.SIGTERM, stop)
+    stopping.install()
     try:
         code = go()
     except runs.RunError as e:
         raise Fail(str(e), e.code) from None
     except KeyboardInterrupt:
-        raise Fail("interrupted before the reduction started", exits.EXIT_INTERRUPTED) from None
+        raise Fail("interrupted", exits.EXIT_INTERRUPTED) from None
     if code == exits.EXIT_INTERRUPTED:
         raise Fail("interrupted: the best result so far is kept; continue with `reduce resume`", code)
     sys.exit(code)

@@ -1,5 +1,5 @@
-"""What every command shares: the error that carries an exit code, stopping on SIGTERM, and the
-input/output checks of runs.py as command-line errors."""
+"""What every command shares: the error that carries an exit code, and the input/output checks of
+runs.py as command-line errors."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,11 +15,6 @@ class Fail(click.ClickException):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.exit_code = code
-
-
-def stop(signum, frame) -> None:
-    """SIGTERM handler: a kill from a job scheduler stops like Ctrl-C."""
-    raise KeyboardInterrupt
 
 
 def read_input(file: Path) -> bytes:

@@ -10,6 +10,7 @@ sees from the parts (the one being reduced, the others at their current best).
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterator, Sequence
@@ -40,6 +41,7 @@ class Status:
     sweep: int = 0            # how many times the main list has run (the schedule position)
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
+    stalls: list[dict] = field(default_factory=list)  # checks of a best file that stopped moving
 
 
 class Engine:
@@ -56,6 +58,7 @@ class Engine:
         on_event: Callable[[str, Status], None] = lambda kind, status: None,
         pass_time_cap: float | None = None,
         caps: dict[int, int] | None = None,
+        stall_window: int = 300,
     ):
         self.evaluator = evaluator
         self.language = language
@@ -72,6 +75,10 @@ class Engine:
         self.pass_time_cap = pass_time_cap
         self.caps: dict[int, int] = dict(caps or {})
         self._pass_runs = 0
+        # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
+        # is not interesting after all, the run goes back to the newest earlier best that is.
+        self.stall_window = stall_window
+        self._earlier: deque[list[bytes]] = deque(maxlen=8)
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -83,6 +90,8 @@ class Engine:
         passes over each part, then sweeps of the main passes over each part in turn until a
         sweep changes no part, then the last passes over each part. Returns the joined result."""
         self.parts, self._languages, self._join = list(parts), list(languages), join
+        self._earlier.clear()
+        self._start = list(parts)
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts))
         self._over_parts(self.first)
@@ -136,6 +145,9 @@ class Engine:
                 clock.tick()
                 found = self.evaluator.first_interesting(self._candidates(items, pos, size))
                 if found is None:
+                    if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
+                        items = p.items(self.best, round) or []
+                        continue
                     break
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
@@ -169,12 +181,36 @@ class Engine:
     def _accept(self, content: bytes, stats: PassYield) -> None:
         stats.accepted += 1
         stats.bytes_removed += len(self.best.text) - len(content)
-        self.best = Source(content, self.best.language)
-        self.parts[self._part] = content
-        self.status.size = sum(map(len, self.parts))
+        self._earlier.append(list(self.parts))
+        self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1
-        self.on_accept(self.result())
         self.on_event("accept", self.status)
+
+    def _set_parts(self, parts: list[bytes]) -> None:
+        self.parts = parts
+        self.best = Source(parts[self._part], self.best.language)
+        self.status.size = sum(map(len, parts))
+        self.on_accept(self.result())
+
+    def _roll_back_if_broken(self) -> bool:
+        """Test the best afresh; when it is not interesting (a wrong verdict was cached, or the test
+        is flaky), go back to the newest earlier best that is, and say so. True if it went back."""
+        verdict = self.evaluator.retest(self.result())
+        stall = {"size": self.status.size, "best_interesting": verdict.interesting, "reason": verdict.reason[:300]}
+        self.status.stalls.append(stall)
+        if verdict.interesting:
+            self.on_event("stall", self.status)
+            return False
+        while self._earlier:
+            parts = self._earlier.pop()
+            if self.evaluator.retest(self._join(parts)).interesting:
+                break
+        else:
+            parts = self._start
+        self._set_parts(list(parts))
+        stall["rolled_back_to"] = self.status.size
+        self.on_event("rollback", self.status)
+        return True
 
 
 class _Capped(Exception):

@@ -4,6 +4,7 @@ does not depend on -j."""
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -13,15 +14,17 @@ from joblib import Parallel, delayed, parallel_config
 from interestingness import bundle
 from interestingness.verdict import Oracle, Verdict
 
+from . import stopping
 from .budget import Budget
 from .cache import VerdictCache
-from .lexer import layout_free
+from .lexer import layout_key
 
 
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
     memo_hits: int = 0       # answered from this run's memory
+    layout_rejects: int = 0  # rejected as a respacing of a candidate found not interesting
     cache_hits: int = 0      # answered from the persistent cache
     shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
@@ -31,6 +34,9 @@ class Counters:
 
 
 EMPTY = Verdict(False, "empty file (a test that accepts it is almost always broken; see --allow-empty)")
+# Line and column numbers of a diagnostic (`f.hip:19:10:`, a snippet's `19 |`): an error inherited
+# from the best file moves with the text before it, and is still the same error.
+_POSITION = re.compile(r":\d+:\d+:|^\s*\d+ \|", re.M)
 
 
 def digest(content: bytes) -> str:
@@ -52,13 +58,18 @@ class Evaluator:
         self.backend = backend
         self.scheduler = scheduler
         self._client = None
-        # what memo and cache are keyed by: layout-only variants share a verdict when the oracle allows;
-        # an oracle of file sets (a `tree`) gets bundles, whose members are viewed one by one
-        layout = layout_free if oracle.ignores_layout else bytes
+        # Memory, journal and cache hold verdicts of exact bytes. When the oracle ignores layout,
+        # a rejection is also remembered under the candidate's layout key (reducer/lexer.py), so
+        # a respacing of a rejected candidate is rejected without a test. Nothing is accepted
+        # through that key: a candidate becomes the best only on a verdict of its own bytes.
+        # An oracle of file sets (a `tree`) gets bundles, whose members are keyed one by one.
         self._files = getattr(oracle, "tree", None) is not None
-        self._view = (lambda c: bundle.map_texts(c, layout)) if self._files else layout
+        self._layout = ((lambda c: bundle.map_texts(c, layout_key)) if self._files else layout_key) \
+            if oracle.ignores_layout else None
         self.counters = Counters()
         self._memo: dict[str, Verdict] = {}
+        self._rejected_layouts: dict[str, Verdict] = {}
+        self._streak: tuple[str, int] = ("", 0)  # the last verdicts' shared failure reason, and how many
         # `test` may be called from several threads (reduce ir's verdict server): memory and
         # counters change under this lock, oracle runs happen outside it
         self._lock = threading.RLock()
@@ -93,24 +104,27 @@ class Evaluator:
         if within_budget:
             self.budget.check(self.counters.tests)
         verdicts = self._dispatch([content] * times)
-        view = self._view(content)
         for v in verdicts:
-            self._journal_check(view, v)
+            self._journal_check(content, v)
         return verdicts
 
-    def _journal_check(self, view: bytes, verdict: Verdict) -> None:
+    def _journal_check(self, content: bytes, verdict: Verdict) -> None:
         """A test that is not the candidate's verdict (a re-check, a failed attempt) still counts."""
         if self.journal is not None:
-            self.journal.append(digest(view), verdict, self.budget.elapsed(), check=True)
+            self.journal.append(digest(content), verdict, self.budget.elapsed(), check=True)
 
     def _known(self, content: bytes) -> Verdict | None:
-        """A verdict from this run's memory or else the persistent cache (then remembered)."""
+        """A verdict of these bytes from this run's memory or else the persistent cache (then
+        remembered); failing that, the rejection of a candidate with the same layout key."""
         if not self.allow_empty and self._empty(content):
             return EMPTY
-        view = self._view(content)
-        key = digest(view)
         with self._lock:
-            return self._recall(key, view)
+            known = self._recall(digest(content), content)
+            if known is None and self._layout is not None:
+                known = self._rejected_layouts.get(digest(self._layout(content)))
+                if known is not None:
+                    self.counters.layout_rejects += 1
+            return known
 
     def _empty(self, content: bytes) -> bool:
         """Whitespace only; for a file set, every file."""
@@ -118,26 +132,50 @@ class Evaluator:
             return all(not text.strip() for _, text in bundle.decode(content))
         return not content.strip()
 
-    def _recall(self, key: str, view: bytes) -> Verdict | None:
+    def _recall(self, key: str, content: bytes) -> Verdict | None:
         known = self._memo.get(key)
         if known is not None:
             self.counters.memo_hits += 1
             return known
         if self.journal is not None and key in self.journal.known:
             self.counters.replayed += 1
-            known = self._memo[key] = self.journal.known[key]
-            return known
-        known = self.cache.get(view) if self.cache is not None else None
-        if known is not None:
+            known = self.journal.known[key]
+        elif self.cache is not None and (known := self.cache.get(content)) is not None:
             self.counters.cache_hits += 1
-            self._memo[key] = known
+        else:
+            return None
+        self._learn(key, content, known)
         return known
+
+    def _learn(self, key: str, content: bytes, verdict: Verdict) -> None:
+        self._memo[key] = verdict
+        if self._layout is not None and not verdict.interesting:
+            self._rejected_layouts[digest(self._layout(content))] = verdict
+        why = "" if verdict.interesting else _POSITION.sub(":", verdict.reason[:300])
+        self._streak = (why, self._streak[1] + 1 if why and why == self._streak[0] else 1)
+
+    def stalled(self, window: int) -> bool:
+        """Whether the last `window` verdicts all failed for one reason (the same error at the same
+        place): the sign of a best file that is itself broken."""
+        return bool(self._streak[0]) and self._streak[1] >= window
+
+    def retest(self, content: bytes) -> Verdict:
+        """A fresh verdict of `content` that replaces whatever was remembered of it, here, in the
+        journal and in the cache."""
+        verdict = self._dispatch([content])[0]
+        if not verdict.infra_failure:
+            if self.cache is not None:
+                self.cache.put(content, verdict)
+            self._remember(content, verdict)
+        self._streak = ("", 0)
+        return verdict
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
         """Index, content and verdict of the first interesting candidate, testing `jobs` at a
         time. A None candidate is one the caller rejected without a test; it keeps its index."""
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
         while True:
+            stopping.check()
             batch, hit, pending = [], None, set()
             room = self.budget.tests_left(self.counters.tests)
             size = self.jobs if room is None else max(1, min(self.jobs, room))
@@ -146,7 +184,7 @@ class Evaluator:
                     continue
                 known = self._known(content)
                 if known is None:
-                    key = digest(self._view(content))
+                    key = digest(content)
                     if key in pending:  # an earlier candidate in this batch answers it
                         self.counters.shared_waits += 1
                         continue
@@ -172,8 +210,7 @@ class Evaluator:
         A candidate another process is testing right now (a claim in the shared cache) is not
         tested again: its verdict is awaited."""
         self.budget.check(self.counters.tests)
-        views = [self._view(c) for c in contents]
-        mine = [i for i, v in enumerate(views) if self.cache is None or self.cache.claim(v, self.stale_after)]
+        mine = [i for i, c in enumerate(contents) if self.cache is None or self.cache.claim(c, self.stale_after)]
         verdicts: list[Verdict | None] = [None] * len(contents)
         try:
             for i, v in zip(mine, self._dispatch([contents[i] for i in mine])):
@@ -183,12 +220,12 @@ class Evaluator:
                 with self._lock:
                     self.counters.infra_retries += len(retry)
                 for i in retry:
-                    self._journal_check(views[i], verdicts[i])
+                    self._journal_check(contents[i], verdicts[i])
                 for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
                     verdicts[i] = v
             again = [i for i in mine if self.recheck and verdicts[i].interesting]
             for i, v in zip(again, self._dispatch([contents[i] for i in again])):
-                self._journal_check(views[i], v)
+                self._journal_check(contents[i], v)
                 if not v.interesting:
                     self.counters.flaky += 1
                     verdicts[i] = Verdict(False, f"flaky: interesting once, then not ({v.reason})",
@@ -196,26 +233,26 @@ class Evaluator:
             for i in mine:
                 if not verdicts[i].infra_failure:
                     if self.cache is not None:
-                        self.cache.put(views[i], verdicts[i])
-                    self._remember(views[i], verdicts[i])
+                        self.cache.put(contents[i], verdicts[i])
+                    self._remember(contents[i], verdicts[i])
         finally:
             if self.cache is not None:
                 for i in mine:
-                    self.cache.release(views[i])
+                    self.cache.release(contents[i])
         for i in sorted(set(range(len(contents))) - set(mine)):
-            verdict = self.cache.wait(views[i], self.stale_after)
+            verdict = self.cache.wait(contents[i], self.stale_after)
             if verdict is None:  # its producer died or failed: test it here
                 verdicts[i] = self._run([contents[i]])[0]
             else:
                 self.counters.shared_waits += 1
                 verdicts[i] = verdict
-                self._remember(views[i], verdict)
+                self._remember(contents[i], verdict)
         return verdicts
 
-    def _remember(self, view: bytes, verdict: Verdict) -> None:
-        key = digest(view)
+    def _remember(self, content: bytes, verdict: Verdict) -> None:
+        key = digest(content)
         with self._lock:
-            self._memo[key] = verdict
+            self._learn(key, content, verdict)
         if self.journal is not None:
             self.journal.append(key, verdict, self.budget.elapsed())
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -23,8 +22,9 @@ from interestingness.precodegen import PrecodegenError, build_precodegen
 from interestingness.predicates import PredicateError
 from interestingness.toolchain import ToolchainError
 
+from . import stopping
 from .cache import VerdictCache, default_cache_dir
-from .cli_common import Fail, check_output, read_input, stop
+from .cli_common import Fail, check_output, read_input
 from .exits import (
     EXIT_INTERRUPTED,
     EXIT_LLC_REJECTS,
@@ -91,7 +91,7 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
         raise click.UsageError("give one INPUT (.bc or .ll), or --from-source FILE -- CLANG_FLAGS")
     named = source if source is not None else Path(args[0])
     output = check_output(named, output or named.with_name(f"{named.stem}.reduced.ll"), force)
-    signal.signal(signal.SIGTERM, stop)
+    stopping.install()
     try:
         tools = find_llvm_tools(llc_path)
         oracle = IrOracle(tools, predicate, kernel, tuple(shlex.split(llc_flags)),

@@ -47,6 +47,7 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "per_pass": state.get("per_pass", {}),
         "history": state.get("history", []),
         "targets": state.get("targets"),
+        "stalls": state.get("stalls", []),
         "metrics": state.get("metrics"),
         "files": files,
         "tree": ({"root": state["tree"]["root"], "output": str(output_tree(Path(config["output"])))} if files else None),
@@ -80,6 +81,10 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     ]
     if s["position"]:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
+    for stall in s.get("stalls", []):
+        lines.append(f"- stalled at {stall['size']} B (every recent test failed the same way): the best file, tested "
+                     "again, " + (f"was **not interesting**; went back to {stall['rolled_back_to']} B"
+                                  if "rolled_back_to" in stall else "was interesting"))
     if plot:
         lines += ["", f"![size over time]({plot})"]
     if s["per_pass"]:

@@ -21,7 +21,7 @@ from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
 
-from . import fileset, passes
+from . import fileset, passes, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Status
@@ -281,6 +281,7 @@ class _Session:
                                          lambda parts: bundle.encode(list(zip(self.names, parts))))
             else:
                 self.engine.reduce(text)
+            stopping.check()  # a stop whose interrupt was lost on the way
             outcome, code = "done", 0
         except KeyboardInterrupt:
             outcome, code = "interrupted", EXIT_INTERRUPTED
@@ -376,7 +377,15 @@ class _Session:
 
     def _event(self, kind: str, status: Status) -> None:
         self.ui.event(kind, status)
-        if kind in ("pass", "capped"):
+        if kind == "stall":
+            self.ui.say(f"{self.engine.stall_window} tests in a row failed the same way; the best file, tested "
+                        "again, is interesting: going on")
+        elif kind == "rollback":
+            stall = status.stalls[-1]
+            self.ui.say(f"WARNING: the best file ({stall['size']} B) is NOT interesting when tested again "
+                        f"({stall['reason'].splitlines()[0] if stall['reason'] else 'no reason given'}); back to "
+                        f"the newest earlier best that is: {stall['rolled_back_to']} B")
+        if kind in ("pass", "capped", "stall", "rollback"):
             self._save()
 
 
@@ -390,7 +399,8 @@ def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict]) -> d
         per_pass[name] = {**asdict(y), "tests": y.tests + before.get("tests", 0),
                           "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
     return {"counters": counters, "size": status.size, "accepted": status.accepted, "prefiltered": status.prefiltered,
-            "position": {"sweep": status.sweep, "pass": status.current_pass}, "per_pass": per_pass}
+            "position": {"sweep": status.sweep, "pass": status.current_pass}, "per_pass": per_pass,
+            "stalls": status.stalls}
 
 
 def schedule(pass_names: list[str] | None, rename: bool = False):

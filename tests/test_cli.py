@@ -201,18 +201,19 @@ def test_bad_predicate_is_a_clear_error(tmp_path):
 @needs_gxx
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_term_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, script, sig):
+    """The signal is sent by a test of the run itself, once the result has shrunk, and that test
+    then keeps the run waiting on it: it arrives mid-run, during a parallel batch, every time."""
     case = tmp_path / "case.cpp"
     case.write_bytes(CXX_CASE)
-    test = script("sleep 0.2\n" + GXX_TEST)
+    out, pid_file, sent = tmp_path / "case.reduced.cpp", tmp_path / "reduce.pid", tmp_path / "sent"
+    test = script(f'if [ -s {pid_file} ] && [ "$(stat -c %s {out})" -lt {len(CXX_CASE)} ] && mkdir {sent} 2>/dev/null; '
+                  f'then kill -{sig.name[3:]} "$(cat {pid_file})"; sleep 1; fi\n' + GXX_TEST)
     env = private_tmp(tmp_path)
     proc = subprocess.Popen([*REDUCE, "case.cpp", "--test", str(test), "-j", "2"], cwd=tmp_path,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **env})
-    out = tmp_path / "case.reduced.cpp"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size >= len(CXX_CASE)):
-        time.sleep(0.1)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    pid_file.write_text(str(proc.pid))
+    _, err = proc.communicate(timeout=120)
+    assert sent.exists(), err
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     kept = out.read_bytes()

@@ -102,13 +102,50 @@ class LayoutBlind(Contains):
     ignores_layout = True
 
 
-def test_layout_only_variants_share_a_verdict_when_the_oracle_ignores_layout():
+def test_a_layout_key_rejects_without_a_test_but_never_accepts():
+    """A respacing of a rejected candidate is rejected from memory; a respacing of an
+    interesting one is tested for its own bytes (`extern"C"x` is not `extern "C" x`)."""
     blind = LayoutBlind((b"keep_me",))
     with Evaluator(blind) as ev:
+        assert not ev.test(b"int drop_me;  // note\n").interesting
+        assert not ev.test(b"int   drop_me;\n").interesting and len(blind.calls) == 1
+        assert ev.counters.layout_rejects == 1
         assert ev.test(b"int keep_me;  // note\n").interesting
-        assert ev.test(b"int   keep_me;\n").interesting and len(blind.calls) == 1
+        assert ev.test(b"int   keep_me;\n").interesting and len(blind.calls) == 3
+        assert ev.first_interesting([b"int keep_me; "]) is not None and len(blind.calls) == 4
     seeing = Contains((b"keep_me",))
     with Evaluator(seeing) as ev:
-        ev.test(b"int keep_me;  // note\n")
-        ev.test(b"int   keep_me;\n")
+        ev.test(b"int drop_me;  // note\n")
+        ev.test(b"int   drop_me;\n")
     assert len(seeing.calls) == 2
+
+@dataclass
+class LiesOnce:
+    """Truthful but for one candidate, called interesting the first time it is seen (a wrong
+    verdict in a cache, a flaky test): each failure names the first needle missing."""
+
+    needles: tuple[bytes, ...]
+    lie: bytes  # the first candidate without this is called interesting
+    calls: list = field(default_factory=list)
+
+    ignores_layout = False
+
+    def identity(self):
+        return {}
+
+    def test(self, content: bytes) -> Verdict:
+        self.calls.append(content)
+        if self.lie not in content and not any(self.lie not in c for c in self.calls[:-1]):
+            return Verdict(True)
+        missing = [n for n in self.needles if n not in content]
+        return Verdict(not missing, f"missing {missing[0].decode()}" if missing else "")
+
+
+def test_a_best_that_stops_moving_is_tested_again_and_rolled_back_when_broken():
+    oracle = LiesOnce((b"int x;", b"keep_me"), lie=b"int x;")
+    with Evaluator(oracle) as ev:
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["tree-delete", "tokens"]), stall_window=4)
+        out = engine.reduce(b"int x;\nint y;\nint z;\nint keep_me;\nint w;\n")
+    assert b"int x;" in out and b"keep_me" in out
+    assert [s.get("rolled_back_to") is not None for s in engine.status.stalls][:1] == [True]
+    assert not engine.status.stalls[0]["best_interesting"]

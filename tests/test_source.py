@@ -48,11 +48,30 @@ def test_tokenizer_unterminated_comment_and_string():
     assert [t.kind for t in tokenize(b'"open\nx')] == ["string", "ident"]
 
 
-def test_layout_free_is_canonical_and_keeps_lines():
-    from reducer.lexer import layout_free
+def test_layout_key_ignores_amounts_of_blank_but_not_its_presence_nor_lines():
+    from reducer.lexer import layout_key
 
-    assert layout_free(b"int  a ;  /* c */") == layout_free(b"int a;") == b"int a ;"
-    assert layout_free(b"x /* a\nb */ y") == b"x\ny"  # the comment's line break stays
-    assert layout_free(b"#define X  1\nint y;") == b"# define X 1\nint y ;"
-    assert layout_free(b"a\n\nb") != layout_free(b"a\nb")
-    assert layout_free(b'"a  b"') == b'"a  b"'
+    assert layout_key(b"int  a ;\t/* c */ b") == layout_key(b"int a ; b") == b"int a ; b"
+    assert layout_key(b"  int a;\n    b;  // tail\n") == layout_key(b"int a;\nb;\n")
+    assert layout_key(b"a\n\nb") != layout_key(b"a\nb")
+    assert layout_key(b'"a  b"') == b'"a  b"'
+    # what clang lexes or preprocesses differently never shares a key
+    for a, b in [(b'extern "C" hipError_t f();', b'extern"C"hipError_t f();'),  # a user-defined literal
+                 (b"#define F (x)", b"#define F(x)"),                            # object- vs function-like
+                 (b"a + +b", b"a ++b"), (b"a< :b", b"a<:b"), (b"x . 5", b"x .5"),
+                 (b"#define X 1 /* \n */ 2", b"#define X 1 \n 2"),             # a comment's line break
+                 (b"#include <a  b.h>", b"#include <a b.h>"),                    # a header name's spaces
+                 (b"// x \\\nint y;", b"// x\nint y;"),                          # a spliced line comment
+                 (b"a\\\n b", b"a\\\nb")]:                                     # a splice joins tokens
+        assert layout_key(a) != layout_key(b), (a, b)
+
+
+def test_tokenizer_follows_clang_where_a_naive_one_splits():
+    def spell(text):
+        return [text[t.start:t.end] for t in tokenize(text)]
+
+    assert spell(b'"C"hipError_t x') == [b'"C"hipError_t', b"x"]
+    assert spell(b"'a'_c u8\"s\"sv 1_km") == [b"'a'_c", b'u8"s"sv', b"1_km"]
+    assert spell(b"a<:0:> <%%> %:") == [b"a", b"<:", b"0", b":>", b"<%", b"%>", b"%:"]
+    assert spell(b"std::vector<::std::string>") == [b"std", b"::", b"vector", b"<", b"::", b"std", b"::",
+                                                     b"string", b">"]

@@ -31,6 +31,8 @@ class Blank(Pass):
                     want = b""
                 elif b"\n" in gap and (not self.join or _needs_newline(text, prev, tok)):
                     want = b"\n"
+                elif (kept := _kept_blank(text, prev, tok, gap)) is not None:
+                    want = kept
                 else:
                     want = b"" if _joinable(text[prev.start:prev.end], text[tok.start:tok.end]) else b" "
                 if gap != want:
@@ -42,6 +44,20 @@ class Blank(Pass):
 def _joinable(a: bytes, b: bytes) -> bool:
     """Whether two tokens stay two tokens with nothing between them (`) ;` yes, `+ +` no)."""
     return [t.end for t in tokenize(a + b)] == [len(a), len(a) + len(b)]
+
+
+_DEFINE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*define[ \t]+[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_INCLUDE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*(?:include|import)")
+
+
+def _kept_blank(text: bytes, prev, tok, gap: bytes) -> bytes | None:
+    """Blank that lexing would not miss but the preprocessor reads: a header name's spaces are
+    part of it, and `#define F (x)` is not `#define F(x)`."""
+    line = text[text.rfind(b"\n", 0, prev.start) + 1:prev.end]
+    include = _INCLUDE.match(line)
+    if include and b"<" in line[include.end():]:
+        return gap
+    return b" " if text[tok.start:tok.end] == b"(" and _DEFINE.match(line) else None
 
 
 def _needs_newline(text: bytes, prev, tok) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, SIDES
+from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
 from interestingness.metrics import METRICS, demangle
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.spill import SpillOracle
@@ -23,14 +23,18 @@ def run_check(
     timeout: float = 300.0,
     content: bytes | None = None,
     tree: Tree | None = None,
+    hip_headers: str = "auto",
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
     `content` is built in place of the file's own bytes, as the oracle builds a candidate; with
     `tree` it is a file set of that tree (interestingness.bundle)."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
-    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree)
-    m = oracle.measure(Path(path).read_bytes() if content is None else content)
+    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
+                         hip_headers=hip_headers)
+    source = Path(path).read_bytes() if content is None else content
+    m = oracle.measure(source)
+    hip = oracle.compiler.hip
     all_kernels = m.kernel_names()
     selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)
     plain = demangle(all_kernels, oracle.toolchain)
@@ -49,9 +53,12 @@ def run_check(
         "kernel_filter": names or None,
         "flags": list(oracle.compiler.flags),
         "dropped_flags": list(oracle.dropped_flags),
+        "hip_headers": {"mode": hip.mode, "description": hip.describe(),
+                        "used": [{"header": h, "from": hip.origin(h, user_dirs(oracle.compiler.flags))}
+                                 for h in oracle.compiler.headers(source) if f"{os.sep}hip{os.sep}" in h]},
         "compiles": {side: {"ok": c.ok, "seconds": round(c.seconds, 3), "failure": c.failure,
                             "message": c.message, "command": list(c.command),
-                            "uninitialized": c.uninitialized}
+                            "by_hand": oracle.compiler.by_hand(side, path), "uninitialized": c.uninitialized}
                      for side, c in m.compiled.items()},
         "kernels": kernels,
     }
@@ -63,8 +70,12 @@ def format_check(report: dict[str, Any]) -> str:
              f"full offload LTO by default: {'yes' if tc['affected'] else 'no'})"]
     if report["dropped_flags"]:
         lines.append(f"ignored flags: {' '.join(report['dropped_flags'])}")
+    hip = report["hip_headers"]
+    lines.append(f"HIP headers: {hip['description']}")
+    lines += [f"  {h['header']} ({h['from']})" for h in hip["used"]]
     for side, c in report["compiles"].items():
-        state = f"ok in {c['seconds']:.2f}s" if c["ok"] else f"{c['failure']}: {c['message']}"
+        state = f"ok in {c['seconds']:.2f}s" if c["ok"] else (f"{c['failure']}:\n{c['message']}\n"
+                                                             f"to run it by hand: {c['by_hand']}")
         if c["uninitialized"]:
             state += f", {c['uninitialized']} -Wuninitialized warning(s): undefined behaviour"
         lines.append(f"compile {side}: {state}")

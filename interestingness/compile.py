@@ -10,6 +10,7 @@ import errno
 import logging
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from interestingness.bundle import Tree, materialise
+from interestingness.diagnostics import first_error
+from interestingness.hip_headers import HipHeaders, resolve
 from interestingness.process import run, test_dir
 from interestingness.toolchain import Toolchain
 
@@ -24,7 +27,6 @@ log = logging.getLogger(__name__)
 
 LTO, NOLTO = "lto", "nolto"
 SIDES = (LTO, NOLTO)
-SHIM_DIR = Path(__file__).parent / "shim"
 ASM_OUT, OBJ_OUT = "out.s", "out.o"
 TREE_DIR = "src"  # a file set's copy, below the compile's directory (paths relative to it in commands)
 
@@ -98,6 +100,21 @@ def prepare_flags(user_flags: Sequence[str], cwd: Path) -> tuple[tuple[str, ...]
     return tuple(out), tuple(dropped)
 
 
+def user_dirs(flags: Sequence[str]) -> list[str]:
+    """The -I and -isystem directories of prepared flags (absolute already), in order."""
+    dirs, it = [], iter(flags)
+    for flag in it:
+        for opt in ("-isystem", "-I"):
+            if flag == opt:
+                dirs.append(next(it, ""))
+            elif flag.startswith(opt) and not flag.startswith("-isystem" if opt == "-I" else "\0"):
+                dirs.append(flag[len(opt):])
+            else:
+                continue
+            break
+    return [d for d in dirs if d]
+
+
 def _absolute(p: str, cwd: Path) -> str:
     if p.startswith("=") or os.path.isabs(p):  # "=dir" is sysroot-relative
         return p
@@ -135,6 +152,11 @@ class Compiler:
     # is then the main file's path there and the flags point to the copies (SpillOracle does both)
     tree: Tree | None = None
     env: tuple[tuple[str, str], ...] = field(default_factory=lambda: tuple(compiler_env(os.environ).items()))
+    hip: HipHeaders | None = None  # where the HIP headers come from; None: resolved from the flags (`auto`)
+
+    def __post_init__(self) -> None:
+        if self.hip is None:
+            object.__setattr__(self, "hip", resolve(self.toolchain, self.flags))
 
     def command(self, side: str, emit: str = "asm") -> list[str]:
         """The exact clang command for one side; `emit` is "asm" (what the oracle reads), "obj",
@@ -159,9 +181,16 @@ class Compiler:
             mode = ["-fno-offload-lto"]
         else:
             raise ValueError(f"unknown side {side!r}")
-        return [self.toolchain.clang, "-x", "hip", "-nogpuinc", "-nogpulib", f"-I{SHIM_DIR}",
-                f"-iquote{self.source_dir}", "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *mode,
+        return [self.toolchain.clang, "-x", "hip", *self.hip.before, f"-iquote{self.source_dir}",
+                "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *self.hip.after, *mode,
                 "--offload-device-only", "--no-gpu-bundle-output"]
+
+    def by_hand(self, side: str, source: str | os.PathLike) -> str:
+        """A shell line that runs one side's compile on `source` the way the oracle does (for a
+        file set, in a directory holding its copy under TREE_DIR)."""
+        if self.tree is not None:
+            return f"(in a directory holding the file set under {TREE_DIR}/) {shlex.join(self.command(side))}"
+        return f'cd "$(mktemp -d)" && {shlex.join([*self.command(side)[:-1], os.path.abspath(source)])}'
 
     def compile(self, side: str, content: bytes, emit: str = "asm") -> Compiled:
         cmd = self.command(side, emit)
@@ -183,7 +212,7 @@ class Compiler:
                 return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=why, artifacts=kept)
             if res.returncode != 0:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
-                                message=_first_lines(res.stderr), artifacts=kept)
+                                message=first_error(res.stderr), artifacts=kept)
             files = _asm_files(work, side)
             if not files:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",

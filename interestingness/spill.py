@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, SHIM_DIR, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
+from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
+from interestingness.hip_headers import resolve as resolve_hip_headers
 from interestingness.metrics import Metrics, analyse, demangle
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
@@ -65,6 +66,7 @@ class SpillOracle:
         cwd: str | os.PathLike | None = None,
         tree: Tree | None = None,
         ub_guard: bool = True,
+        hip_headers: str = "auto",
     ):
         """With `tree`, candidates are file sets of it (interestingness.bundle): each test
         compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
@@ -82,8 +84,9 @@ class SpillOracle:
         self.compiler = Compiler(
             toolchain=tc, flags=effective, file_name=name, source_dir=source_dir, timeout=timeout,
             tmp_parent=os.fspath(tmp_dir) if tmp_dir is not None else None,
-            keep_artifacts=keep_artifacts, tree=tree,
+            keep_artifacts=keep_artifacts, tree=tree, hip=resolve_hip_headers(tc, effective, hip_headers),
         )
+        self.source = source
         self.predicate = Predicate(predicate)
         self.kernels = tuple(kernels) if kernels else None
         self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
@@ -107,7 +110,7 @@ class SpillOracle:
             "predicate": self.predicate.canonical,
             "kernels": list(self.kernels) if self.kernels else None,
             "targets": list(self.targets) if self.targets is not None else None,
-            "shim_sha256": shim_sha256(),
+            "hip_headers": self.compiler.hip.identity(),
             "headers_sha256": self.headers_sha256,
             "uninitialized_limit": self.uninitialized,
             "env": dict(self.compiler.env),
@@ -151,13 +154,16 @@ class SpillOracle:
         m = self.measure(original)
         for side, c in m.compiled.items():
             if not c.ok:
-                raise OracleSetupError(f"the original does not build ({side}, {c.failure}): {c.message}")
+                raise OracleSetupError(f"the original does not compile with these flags ({side} side, {c.failure}):\n"
+                                       f"{c.message}\nto run that compile by hand: "
+                                       f"{self.compiler.by_hand(side, self.source)}")
         available = m.kernel_names()
         if self.kernels:
             candidates: list[str] = []
             for name, found in self.match(m, self.kernels).items():
                 if not found:
-                    raise OracleSetupError(f"no kernel matches {name!r}; kernels: {', '.join(available)}")
+                    raise OracleSetupError(f"the original is not interesting: no kernel matches {name!r}; kernels: "
+                                           f"{', '.join(available)}")
                 candidates += [k for k in found if k not in candidates]
         else:
             candidates = available
@@ -165,7 +171,7 @@ class SpillOracle:
         targets = tuple(k for k, (ok, _) in verdicts.items() if ok)
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
-            raise OracleSetupError(f"the predicate holds for no kernel of the original: {why}")
+            raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
         return self.with_targets(targets, original, m.compiled[LTO].uninitialized)
 
     def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None) -> SpillOracle:
@@ -267,13 +273,4 @@ def files_sha256(paths: Sequence[str]) -> str:
             h.update(Path(p).read_bytes() + b"\0")
         except OSError:
             h.update(b"<unreadable>\0")
-    return h.hexdigest()
-
-
-def shim_sha256() -> str:
-    """Hash of every file of the shim include tree (names and contents)."""
-    h = hashlib.sha256()
-    for p in sorted(SHIM_DIR.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(SHIM_DIR)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()

@@ -44,7 +44,7 @@ from .workdir import RUN_FILE, WorkDir
 _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-budget", "max_tests": "--max-tests",
                   "predicate": "--predicate", "clang": "--clang", "passes": "--passes", "backend": "--backend",
                   "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test",
-                  "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat"}
+                  "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat", "hip_headers": "--hip-headers"}
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
              "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter"),
              "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),

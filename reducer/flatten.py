@@ -5,7 +5,7 @@ without this step line/tree deletion never reaches them.
 Headers found in the including file's directory (quoted includes) or in the user's -I/-iquote
 directories are inlined in include order: a header with `#pragma once` or an include guard once,
 at its first include, as the preprocessor would; a header with neither (an X-macro list) at every
-include. Anything else (system headers, the HIP shim) stays an include.
+include. Anything else (system headers, ROCm's headers, the HIP shim) stays an include.
 """
 from __future__ import annotations
 
@@ -23,8 +23,14 @@ _GUARD = re.compile(rb"\A" + _COMMENTS + rb"#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+
 
 
 def include_dirs(flags: Sequence[str], cwd: Path) -> list[Path]:
-    """-I/-iquote directories of a clang command line (joined or separate), absolute."""
-    return [(cwd / value).resolve() for opt, value, _ in include_flags(flags) if opt and value]
+    """-I/-iquote directories of a clang command line (joined or separate), absolute; a HIP
+    install's include directory (ROCm's, or a copy of it) given with -I is not the project's."""
+    dirs = [(cwd / value).resolve() for opt, value, _ in include_flags(flags) if opt and value]
+    return [d for d in dirs if not _hip_install(d)]
+
+
+def _hip_install(directory: Path) -> bool:
+    return (directory / "hip" / "hip_version.h").is_file() or (directory / "hip" / "amd_detail").is_dir()
 
 
 def flatten(path: Path, text: bytes, dirs: Iterable[Path]) -> tuple[bytes, list[Path]]:

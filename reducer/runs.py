@@ -84,6 +84,7 @@ class RunConfig:
     allow_empty: bool = False
     ub_guard: bool = True          # built-in oracle: no more -Wuninitialized warnings than the original
     include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
+    hip_headers: str = "auto"      # built-in oracle: HIP headers after the user's (interestingness/hip_headers.py)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -438,7 +439,7 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
     try:
         oracle = SpillOracle(file, config.flags, config.clang, config.predicate or DEFAULT_PREDICATE,
                              config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep, tree=tree,
-                             ub_guard=config.ub_guard)
+                             ub_guard=config.ub_guard, hip_headers=config.hip_headers)
     except (ToolchainError, PredicateError) as e:
         raise RunError(str(e), EXIT_TEST) from None
     if state.get("targets"):
@@ -447,7 +448,7 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
     try:
         oracle = oracle.resolve_targets(original)
     except OracleSetupError as e:
-        raise RunError(f"the original is not interesting: {e}", EXIT_NOT_INTERESTING) from None
+        raise RunError(str(e), EXIT_NOT_INTERESTING) from None
     state["targets"] = list(oracle.targets)
     ui.say(f"target kernel(s): {', '.join(oracle.targets)}")
     return oracle
@@ -456,7 +457,7 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:
     """`reduce check` reports of the original and the result, kept in the state for the report."""
     options = dict(clang=config.clang, kernel=list(oracle.targets), predicate=config.predicate,
-                   timeout=config.timeout, tree=oracle.tree)
+                   timeout=config.timeout, tree=oracle.tree, hip_headers=config.hip_headers)
     state["metrics"] = {role: run_check(config.file, config.flags, content=content, **options)
                         for role, content in (("original", original), ("result", result))}
     return state["metrics"]

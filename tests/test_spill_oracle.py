@@ -128,7 +128,7 @@ def test_identity_decides_cache_keys(both_spill, tmp_path, monkeypatch):
     ident = base.identity()
     json.dumps(ident)  # cache keys are built from it
     assert ident == oracle(tmp_path).identity()
-    assert ident["toolchain"]["sha256"] == find_toolchain().sha256 and ident["shim_sha256"]
+    assert ident["toolchain"]["sha256"] == find_toolchain().sha256 and ident["hip_headers"]["shim_sha256"]
     assert oracle(tmp_path, flags=["-O2"]).identity() != ident
     assert oracle(tmp_path, flags=["-DX=1"]).identity() != ident
     assert oracle(tmp_path, "lto.spill_ops > 1").identity() != ident
@@ -156,9 +156,9 @@ def test_resolve_targets(tmp_path):
     assert len(oracle(tmp_path, scratch, kernels=["gather"]).resolve_targets(TWO).targets) == 2
     with pytest.raises(OracleSetupError, match="no kernel matches 'nope'"):
         oracle(tmp_path, scratch, kernels=["nope"]).resolve_targets(TWO)
-    with pytest.raises(OracleSetupError, match="holds for no kernel.*lto.scratch_ops=0"):
+    with pytest.raises(OracleSetupError, match="holds for none of its kernels.*lto.scratch_ops=0"):
         oracle(tmp_path, scratch, kernels=["axpy"]).resolve_targets(TWO)
-    with pytest.raises(OracleSetupError, match="does not build"):
+    with pytest.raises(OracleSetupError, match="does not compile with these flags"):
         oracle(tmp_path).resolve_targets(BROKEN)
     with pytest.raises(RuntimeError, match="resolve_targets"):
         oracle(tmp_path).test(TWO)

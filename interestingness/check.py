@@ -24,6 +24,7 @@ def run_check(
     content: bytes | None = None,
     tree: Tree | None = None,
     hip_headers: str = "auto",
+    init_guard: bool = True,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
@@ -46,6 +47,8 @@ def run_check(
                         "interesting": ok, "reason": why})
     verdicts = [k["interesting"] for k in kernels if k["selected"]]
     tc = oracle.toolchain
+    chosen = [k["name"] for k in kernels if k["selected"]]
+    init = oracle.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
     return {
         "toolchain": {"clang": tc.clang, "version": tc.version, "commit": tc.commit, "affected": tc.affected},
         "interesting": bool(verdicts) and (all(verdicts) if names else any(verdicts)),
@@ -61,6 +64,7 @@ def run_check(
                             "by_hand": oracle.compiler.by_hand(side, path), "uninitialized": c.uninitialized}
                      for side, c in m.compiled.items()},
         "kernels": kernels,
+        "init_guard": init,  # -ftrivial-auto-var-init mode -> how the selected kernels' LTO code differs, "" if not
     }
 
 
@@ -94,6 +98,9 @@ def format_check(report: dict[str, Any]) -> str:
         lines += ["", "no kernels" + (f" matching {report['kernel_filter']}" if report["kernel_filter"] else "")]
     lines += ["", f"predicate: {report['predicate']}",
               f"verdict: {'INTERESTING' if report['interesting'] else 'not interesting'}"]
+    for mode, diff in report.get("init_guard", {}).items():
+        lines.append(f"with -ftrivial-auto-var-init={mode}: " + (f"{diff}: reads an automatic variable before "
+                     "writing it" if diff else "the same code (LTO side), so the same verdict"))
     return "\n".join(lines)
 
 

@@ -158,7 +158,7 @@ class Compiler:
         if self.hip is None:
             object.__setattr__(self, "hip", resolve(self.toolchain, self.flags))
 
-    def command(self, side: str, emit: str = "asm") -> list[str]:
+    def command(self, side: str, emit: str = "asm", extra: Sequence[str] = ()) -> list[str]:
         """The exact clang command for one side; `emit` is "asm" (what the oracle reads), "obj",
         or "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
         goes into codegen, out.s.0.5.precodegen.bc; the driver's -save-temps would change the build)."""
@@ -172,7 +172,7 @@ class Compiler:
             raise ValueError("precodegen bitcode exists on the LTO side only")
         else:
             output = ["-S", "-o", ASM_OUT]
-        return [*self._device_compile(side), *output, _operand(self.file_name)]
+        return [*self._device_compile(side), *extra, *output, _operand(self.file_name)]
 
     def _device_compile(self, side: str) -> list[str]:
         if side == LTO:
@@ -192,8 +192,9 @@ class Compiler:
             return f"(in a directory holding the file set under {TREE_DIR}/) {shlex.join(self.command(side))}"
         return f'cd "$(mktemp -d)" && {shlex.join([*self.command(side)[:-1], os.path.abspath(source)])}'
 
-    def compile(self, side: str, content: bytes, emit: str = "asm") -> Compiled:
-        cmd = self.command(side, emit)
+    def compile(self, side: str, content: bytes, emit: str = "asm", extra: Sequence[str] = ()) -> Compiled:
+        """One side's build of `content`; `extra` flags go after every other flag but the output's."""
+        cmd = self.command(side, emit, extra)
         try:
             work = test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:

@@ -158,7 +158,13 @@ class IrOracle:
     triple: str = DEFAULT_TRIPLE
     min_spills: int = 1
     timeout: float = 300.0
+    # guards (as the source oracle's): no more undef/poison operands of loads, stores and MFMAs than
+    # the original (the IR has no -ftrivial-auto-var-init), and spill code that stays in a loop
+    undef_guard: bool = True
+    loop_guard: bool = True
     target: str | None = None  # mangled, set by resolve
+    undef_limit: int | None = None  # set by resolve, with undef_guard
+    needs_loop: bool = False  # set by resolve: the original spills inside a loop
     ignores_layout = False  # candidates are bitcode
 
     def __post_init__(self):
@@ -184,6 +190,8 @@ class IrOracle:
             "commands": {side: self.command(side) for side in self.sides()},
             "predicate": Predicate(self.predicate, SIDES).canonical if self.predicate else None,
             "target": self.target,
+            "undef_limit": self.undef_limit,
+            "needs_loop": self.needs_loop,
             "env": compiler_env(os.environ),
             "timeout": self.timeout,
         }
@@ -237,7 +245,13 @@ class IrOracle:
             raise IrInputError("not-interesting", "the predicate holds for no kernel (does it spill?): "
                                + "; ".join(why))
         _, _, target, predicate = max(holds)  # the kernel with the most spill code
-        return replace(self, target=target, predicate=predicate)
+        limit = undef_operands(self._text(original)) if self.undef_guard else None
+        loops = self.loop_guard and bool(runs[LLC].metrics[target].get("loop_spill_ops"))
+        return replace(self, target=target, predicate=predicate, undef_limit=limit, needs_loop=loops)
+
+    def _text(self, module: bytes) -> str:
+        res = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=module)
+        return res.stdout if res.returncode == 0 else module.decode("utf-8", "replace")
 
     def test(self, content: bytes) -> Verdict:
         if self.target is None:
@@ -262,9 +276,24 @@ class IrOracle:
             tables[side] = details["llc"][side]["metrics"] = r.metrics.get(self.target)
             if tables[side] is None:
                 return verdict(False, f"kernel {self.target} missing ({side})")
+            if side == LLC and self.needs_loop and not tables[LLC].get("loop_spill_ops"):
+                return verdict(False, f"loop guard: {self.target} spills outside loops only (the original inside one)")
         if predicate.evaluate(tables[LLC], tables[ALT]) is True:
+            if self.undef_limit is not None and (n := undef_operands(self._text(content))) > self.undef_limit:
+                return verdict(False, f"undef guard: {n} loads, stores or MFMAs take an undef or poison operand "
+                                      f"(the original has {self.undef_limit})")
             return verdict(True)
         return verdict(False, f"predicate false for {self.target}: {predicate.explain(tables[LLC], tables[ALT])}")
+
+
+_UNDEF_USE = re.compile(r"^\s*(?:%\S+ = )?(?:load|store|(?:tail )?call .*@llvm\.amdgcn\.mfma)\b.*\b(?:undef|poison)\b",
+                        re.M)
+
+
+def undef_operands(text: str) -> int:
+    """Loads, stores and MFMA calls with an undef or poison operand in a module's textual IR:
+    what a reduction leaves where a value was deleted, and what the optimiser may fold away."""
+    return len(_UNDEF_USE.findall(text))
 
 
 def _first_error(stderr: str, n: int = 3) -> str:

@@ -8,7 +8,7 @@ kernel's label and its `.Lfunc_end` (the kernel body only, not non-inlined calle
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -29,6 +29,7 @@ class KernelAsm:
     meta: dict[str, str]  # metadata YAML scalars, keys without the leading dot
     info: dict[str, str]  # "; Kernel info:" comments
     body: tuple[Instruction, ...]
+    labels: dict[str, int] = field(default_factory=dict)  # basic-block label -> index of its first instruction
 
 
 def _meta(key: str) -> Callable[[KernelAsm], int | None]:
@@ -37,6 +38,18 @@ def _meta(key: str) -> Callable[[KernelAsm], int | None]:
 
 def _count(test: Callable[[Instruction], bool]) -> Callable[[KernelAsm], int]:
     return lambda k: sum(1 for i in k.body if test(i))
+
+
+def _is_spill(i: Instruction) -> bool:
+    return "Folded Spill" in i.comment or "Folded Reload" in i.comment
+
+
+def _loop_spills(k: KernelAsm) -> int:
+    """Spill code inside a loop: between a branch back to an earlier label and that label."""
+    spans = [(k.labels[target], at) for at, i in enumerate(k.body)
+             if i.mnemonic.startswith(("s_cbranch", "s_branch")) and (target := i.operands.split(",")[0].strip())
+             in k.labels and k.labels[target] <= at]
+    return sum(1 for at, i in enumerate(k.body) if _is_spill(i) and any(a <= at <= b for a, b in spans))
 
 
 def _arch_vgprs(k: KernelAsm) -> int | None:
@@ -59,8 +72,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("scratch_ops", "scratch ops", "scratch_* memory instructions (spills and private arrays)",
            _count(lambda i: i.mnemonic.startswith("scratch_"))),
     Metric("spill_ops", "spill ops", "instructions commented 'Folded Spill' or 'Folded Reload' "
-           "(register-allocator spill code)",
-           _count(lambda i: "Folded Spill" in i.comment or "Folded Reload" in i.comment)),
+           "(register-allocator spill code)", _count(_is_spill)),
+    Metric("loop_spill_ops", "spill ops in loops", "spill ops inside a loop: after a basic-block label that a "
+           "later branch of the kernel body jumps back to, and not after that branch", _loop_spills),
     Metric("mfma", "v_mfma", "v_mfma* instructions", _count(lambda i: i.mnemonic.startswith("v_mfma"))),
     Metric("vmcnt0", "vmcnt(0)", "s_waitcnt whose operands include vmcnt(0) (full memory waits)",
            _count(lambda i: i.mnemonic == "s_waitcnt" and "vmcnt(0)" in i.operands)),
@@ -93,6 +107,11 @@ def analyse(asm_texts: Iterable[str]) -> dict[str, Metrics]:
     return out
 
 
+def code(asm_texts: Iterable[str]) -> dict[str, tuple[Instruction, ...]]:
+    """{mangled kernel name: its instructions} over all asm files of one build."""
+    return {k.name: k.body for text in asm_texts for k in parse_kernels(text)}
+
+
 _LABEL = re.compile(r'^"?([^\s":;]+)"?:')
 _FUNC_END = re.compile(r"^\.Lfunc_end\d+:")
 _META_KEY = re.compile(r"^  ( |-) \.([\w]+):\s*(.*)$")  # kernel-level keys; args sit deeper
@@ -104,6 +123,7 @@ def parse_kernels(text: str) -> list[KernelAsm]:
     lines = text.splitlines()
     meta = _metadata(lines)
     bodies: dict[str, list[Instruction]] = {}
+    labels: dict[str, dict[str, int]] = {}
     infos: dict[str, dict[str, str]] = {}
     current = last = None  # kernel whose body / whose trailing comments we are in
     in_info = False
@@ -113,11 +133,13 @@ def parse_kernels(text: str) -> list[KernelAsm]:
                 current = None
             elif (ins := _instruction(line)) is not None:
                 bodies[current].append(ins)
+            elif m := _LABEL.match(line):
+                labels[current][m.group(1)] = len(bodies[current])
             continue
         m = _LABEL.match(line)
         if m and m.group(1) in meta:
             current = last = m.group(1)
-            bodies[current], in_info = [], False
+            bodies[current], labels[current], in_info = [], {}, False
         elif line.startswith("; Kernel info:") and last is not None:
             infos[last], in_info = {}, True
         elif in_info and line.startswith(";"):
@@ -125,7 +147,7 @@ def parse_kernels(text: str) -> list[KernelAsm]:
                 infos[last][mi.group(1)] = mi.group(2).strip()
         else:
             in_info = False
-    return [KernelAsm(n, meta[n], infos.get(n, {}), tuple(bodies.get(n, ()))) for n in meta]
+    return [KernelAsm(n, meta[n], infos.get(n, {}), tuple(bodies.get(n, ())), labels.get(n, {})) for n in meta]
 
 
 def _metadata(lines: list[str]) -> dict[str, dict[str, str]]:

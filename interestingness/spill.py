@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
 from interestingness.hip_headers import resolve as resolve_hip_headers
-from interestingness.metrics import Metrics, analyse, demangle
+from interestingness.metrics import Metrics, analyse, code, demangle
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import Verdict
@@ -27,6 +27,7 @@ from interestingness.verdict import Verdict
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict)
 IDENTITY_VERSION = "spill-differential/4"
+INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 
 class OracleSetupError(ValueError):
@@ -67,6 +68,8 @@ class SpillOracle:
         tree: Tree | None = None,
         ub_guard: bool = True,
         hip_headers: str = "auto",
+        init_guard: bool = True,
+        loop_guard: bool = True,
     ):
         """With `tree`, candidates are file sets of it (interestingness.bundle): each test
         compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
@@ -97,6 +100,17 @@ class SpillOracle:
         # with undefined behaviour is rejected by the compiler engineers it is meant for.
         self.ub_guard = ub_guard
         self.uninitialized: int | None = None
+        # The init guard builds an interesting candidate again with every automatic variable zero-
+        # and pattern-initialised (-ftrivial-auto-var-init). At level "code" the target kernels'
+        # LTO code must not change: nothing is read before it is written. At level "verdict", for
+        # an original whose code changes even so, the candidate must stay interesting (both sides):
+        # its spill does not depend on what an uninitialised read returns.
+        # With the loop guard, a target whose original spills inside a loop must go on doing so
+        # (metric loop_spill_ops): no drift to a straight-line kernel that spills for another reason.
+        # Each applies at the strictest level the original passes (resolve_targets sets `guards`).
+        self.guards: dict[str, Any] = {"init": "code" if init_guard else False, "loop": loop_guard}
+        self.loop_targets: tuple[str, ...] = ()
+        self.guards_off: list[str] = []  # why a guard the user asked for was left off
 
     @property
     def toolchain(self) -> Toolchain:
@@ -113,13 +127,15 @@ class SpillOracle:
             "hip_headers": self.compiler.hip.identity(),
             "headers_sha256": self.headers_sha256,
             "uninitialized_limit": self.uninitialized,
+            "init_guard": self.guards["init"],
+            "loop_targets": list(self.loop_targets),
             "env": dict(self.compiler.env),
             "timeout": self.compiler.timeout,
         }
 
-    def measure(self, content: bytes) -> Measurement:
-        """Compile both sides (no laziness): for seeding and for `reduce check`."""
-        compiled = {side: self.compiler.compile(side, content) for side in SIDES}
+    def measure(self, content: bytes, extra: Sequence[str] = ()) -> Measurement:
+        """Compile both sides (no laziness), with `extra` flags: for seeding and for `reduce check`."""
+        compiled = {side: self.compiler.compile(side, content, extra=extra) for side in SIDES}
         metrics = {side: analyse(c.asm) if c.ok else None for side, c in compiled.items()}
         return Measurement(compiled, metrics)
 
@@ -172,34 +188,98 @@ class SpillOracle:
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
             raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
-        return self.with_targets(targets, original, m.compiled[LTO].uninitialized)
+        lto = by_target(m.metrics[LTO], targets)
+        loops = tuple(t for t in targets if self.guards["loop"] and (lto[t].get("loop_spill_ops") or 0) > 0)
+        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops)
+        if self.guards["init"]:
+            failed = resolved._init_failure(original, m.compiled[LTO].asm)
+            if failed:
+                resolved.guards = {**resolved.guards, "init": "verdict"}
+                resolved.guards_off.append(f"the init guard compares verdicts only: the original itself {failed}")
+                failed = resolved._init_failure(original, m.compiled[LTO].asm)
+            if failed:
+                resolved.guards = {**resolved.guards, "init": False}
+                resolved.guards_off.append(f"the init guard is off: the original itself {failed}")
+        if self.guards["loop"] and not loops:
+            resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
+        return resolved
 
-    def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None) -> SpillOracle:
+    def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None,
+                     loop_targets: Sequence[str] = (), init_guard: str | bool | None = None) -> SpillOracle:
         """A copy with targets known already (a resumed run's): no build of the original. The UB
         guard's limit is `uninitialized` when a build of the original counted it, else it is
-        counted by a syntax-only run."""
+        counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply."""
         resolved = copy.copy(self)
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         if self.ub_guard:
             resolved.uninitialized = uninitialized if uninitialized is not None else self.compiler.uninitialized(original)
+        resolved.loop_targets = tuple(loop_targets)
+        resolved.guards = {**self.guards, **({} if init_guard is None else {"init": init_guard})}
+        resolved.guards_off = list(self.guards_off)
         return resolved
+
+    def settings(self) -> dict[str, Any]:
+        """What resolve_targets decided, for `with_targets` in a resumed run."""
+        return {"targets": list(self.targets or ()), "loop_targets": list(self.loop_targets),
+                "init_guard": self.guards["init"]}
 
     def test(self, content: bytes) -> Verdict:
         if self.targets is None:
             raise RuntimeError("SpillOracle.test before resolve_targets(original)")
         start = time.monotonic()
-        details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
+        verdict, lto_asm = self._test(content)
+        if verdict.interesting and self.guards["init"]:
+            failed = self._init_failure(content, lto_asm)
+            if failed:
+                verdict = Verdict(False, f"init guard: the candidate {failed}", details=verdict.details)
+        return Verdict(verdict.interesting, verdict.reason, verdict.infra_failure, time.monotonic() - start,
+                       verdict.details)
 
-        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
-            return Verdict(interesting, reason, infra, time.monotonic() - start, details)
+    def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
+        """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
+        return {mode: self._init_difference(content, lto_asm, kernels, mode) for mode in INIT_MODES}
+
+    def _init_difference(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str], mode: str) -> str:
+        """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
+        instructions of the plain build (`lto_asm`). When nothing is read before it is written,
+        every initialising store is dead and the code is the same; when it differs, a kernel reads
+        an automatic variable before writing it (the undefined value is what the optimiser
+        folded). Same code also means the same figures, so the spill differential holds with the
+        variables initialised."""
+        c = self.compiler.compile(LTO, content, extra=(f"-ftrivial-auto-var-init={mode}",))
+        if not c.ok:
+            return f"does not build ({c.failure}): {c.message}"
+        plain, other = by_target(code(lto_asm), kernels), by_target(code(c.asm), kernels)
+        changed = [k for k in kernels if other.get(k) != plain.get(k)]
+        return (f"other code for {changed[0]} ({len(plain.get(changed[0], ()))} -> "
+                f"{len(other.get(changed[0], ()))} instructions)") if changed else ""
+
+    def _init_failure(self, content: bytes, lto_asm: Sequence[str]) -> str | None:
+        """Why `content` fails the init guard at its level, if it does."""
+        for mode in INIT_MODES:
+            if self.guards["init"] == "code":
+                if diff := self._init_difference(content, lto_asm, self.targets, mode):
+                    return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
+            elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))[0]).interesting:
+                return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
+        return None
+
+    def _test(self, content: bytes, extra: Sequence[str] = ()) -> tuple[Verdict, Sequence[str]]:
+        """The predicate (with the UB and loop guards) on both sides built with `extra` flags, and
+        the LTO side's asm."""
+        details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
+        lto_asm: Sequence[str] = ()
+
+        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> tuple[Verdict, Sequence[str]]:
+            return Verdict(interesting, reason, infra, 0.0, details), lto_asm
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
         for side in SIDES:
             if side == NOLTO and self._decided(tables[LTO]):
                 details["compiles"][NOLTO] = {"skipped": True}
                 break
-            c = self.compiler.compile(side, content)
+            c = self.compiler.compile(side, content, extra=extra)
             details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts}
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
@@ -207,11 +287,14 @@ class SpillOracle:
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")
+            lto_asm = c.asm if side == LTO else lto_asm
             tables[side] = by_target(analyse(c.asm), self.targets)
             for t in self.targets:
                 details["kernels"][t][side] = tables[side].get(t)
                 if t not in tables[side]:
                     return verdict(False, f"kernel {t} missing ({side})")
+                if side == LTO and t in self.loop_targets and not tables[LTO][t].get("loop_spill_ops"):
+                    return verdict(False, f"loop guard: {t} spills outside loops only (the original spills inside one)")
         results = {t: self.predicate.evaluate(tables[LTO][t], _kernel(tables[NOLTO], t)) for t in self.targets}
         # name a definitely-false target over one left unknown by the skipped no-LTO side
         failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]

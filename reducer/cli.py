@@ -103,6 +103,13 @@ main.add_command(ir)
               help="Built-in oracle: refuse candidates with more -Wuninitialized warnings than the original "
               "(reductions leave uninitialized counters behind, and a test case with undefined behaviour is "
               "no bug report).")
+@click.option("--init-guard/--no-init-guard", default=True, show_default=True,
+              help="Built-in oracle: keep a candidate only when it is also interesting with every automatic variable "
+              "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
+              "uninitialised memory. Costs two more builds per interesting candidate; off when the original fails it.")
+@click.option("--loop-guard/--no-loop-guard", default=True, show_default=True,
+              help="Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
+              "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--rename/--no-rename", default=False, show_default=True,
@@ -131,7 +138,7 @@ main.add_command(ir)
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
-        ub_guard: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
+        ub_guard: bool, init_guard: bool, loop_guard: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
         backend: str, scheduler: str | None, flatten: bool | None, include_dirs: tuple[Path, ...],
         use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
@@ -162,7 +169,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
         kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
         pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty,
-        ub_guard=ub_guard, include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers)
+        ub_guard=ub_guard, init_guard=init_guard, loop_guard=loop_guard,
+        include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
 
@@ -218,8 +226,10 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
 @click.argument("flags", nargs=-1, type=click.UNPROCESSED)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per compile.")
+@click.option("--init-guard/--no-init-guard", default=True, show_default=True,
+              help="Also build with -ftrivial-auto-var-init=zero and =pattern and show those verdicts.")
 @spill_options
-def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, clang: str | None,
+def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, init_guard: bool, clang: str | None,
           kernels: tuple[str, ...], predicate: str | None, hip_headers: str) -> None:
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
@@ -227,7 +237,7 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, cla
     read_input(file)
     try:
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
-                           predicate=predicate, timeout=timeout, hip_headers=hip_headers)
+                           predicate=predicate, timeout=timeout, hip_headers=hip_headers, init_guard=init_guard)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))

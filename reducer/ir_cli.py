@@ -73,11 +73,16 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="[default: $XDG_CACHE_HOME/gpu-reduce]")
 @click.option("--cache-max-entries", type=click.IntRange(0), default=200_000, show_default=True, help="0 disables.")
 @click.option("--cache-max-bytes", type=click.IntRange(0), default=1 << 30, show_default=True, help="0 disables.")
+@click.option("--undef-guard/--no-undef-guard", default=True, show_default=True,
+              help="Refuse candidates with more loads, stores or MFMA calls taking an undef or poison operand than "
+              "the original (the IR's counterpart of the source oracle's init guard).")
+@click.option("--loop-guard/--no-loop-guard", default=True, show_default=True,
+              help="When the original spills inside a loop, so must the result (metric loop_spill_ops).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: bool, jobs: int, kernel: str | None,
        predicate: str | None, min_spills: int, mcpu: str, llc_flags: str, alt_flags: str | None,
        llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool, cache_dir: Path | None,
-       cache_max_entries: int, cache_max_bytes: int, quiet: bool) -> None:
+       cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool, quiet: bool) -> None:
     """Reduce LLVM IR given to AMDGPU codegen (INPUT.bc or INPUT.ll, e.g. the *.precodegen.bc of
     `-Xoffload-linker --save-temps`) to a small module llc still spills on, written as a lit test
     (RUN: llc ... | FileCheck) that is checked to pass.
@@ -96,7 +101,7 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
         tools = find_llvm_tools(llc_path)
         oracle = IrOracle(tools, predicate, kernel, tuple(shlex.split(llc_flags)),
                           None if alt_flags is None else tuple(shlex.split(alt_flags)), cpu=mcpu,
-                          min_spills=min_spills, timeout=timeout)
+                          min_spills=min_spills, timeout=timeout, undef_guard=undef_guard, loop_guard=loop_guard)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), EXIT_TEST) from None
     start = time.monotonic()

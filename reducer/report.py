@@ -47,6 +47,7 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "per_pass": state.get("per_pass", {}),
         "history": state.get("history", []),
         "targets": state.get("targets"),
+        "guards": state.get("guards"),
         "stalls": state.get("stalls", []),
         "metrics": state.get("metrics"),
         "files": files,
@@ -81,6 +82,12 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     ]
     if s["position"]:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
+    if s.get("guards"):
+        g = s["guards"]
+        on = [name for name, key in (("UB (-Wuninitialized)", "ub"), (f"init ({g.get('init')}: -ftrivial-auto-var-init="
+                                                                      "zero/pattern)", "init"), ("loop", "loop"))
+              if g.get(key)]
+        lines.append(f"- guards on: {', '.join(on) or 'none'}" + "".join(f"; {why}" for why in g.get("off", [])))
     for stall in s.get("stalls", []):
         lines.append(f"- stalled at {stall['size']} B (every recent test failed the same way): the best file, tested "
                      "again, " + (f"was **not interesting**; went back to {stall['rolled_back_to']} B"

@@ -83,6 +83,8 @@ class RunConfig:
     recheck: bool | None = None    # re-test each interesting candidate; None: for scripts only
     allow_empty: bool = False
     ub_guard: bool = True          # built-in oracle: no more -Wuninitialized warnings than the original
+    init_guard: bool = True        # built-in oracle: interesting with -ftrivial-auto-var-init=zero/pattern too
+    loop_guard: bool = True        # built-in oracle: a spill inside a loop stays inside one
     include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
     hip_headers: str = "auto"      # built-in oracle: HIP headers after the user's (interestingness/hip_headers.py)
 
@@ -439,18 +441,24 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
     try:
         oracle = SpillOracle(file, config.flags, config.clang, config.predicate or DEFAULT_PREDICATE,
                              config.kernels or None, config.timeout, tmp_root, keep_artifacts=keep, tree=tree,
-                             ub_guard=config.ub_guard, hip_headers=config.hip_headers)
+                             ub_guard=config.ub_guard, hip_headers=config.hip_headers, init_guard=config.init_guard,
+                             loop_guard=config.loop_guard)
     except (ToolchainError, PredicateError) as e:
         raise RunError(str(e), EXIT_TEST) from None
-    if state.get("targets"):
-        return oracle.with_targets(state["targets"], original)
+    if state.get("oracle_settings"):
+        return oracle.with_targets(original=original, **state["oracle_settings"])
     ui.say("checking the original: building it with and without full offload LTO...")
     try:
         oracle = oracle.resolve_targets(original)
     except OracleSetupError as e:
         raise RunError(str(e), EXIT_NOT_INTERESTING) from None
     state["targets"] = list(oracle.targets)
+    state["oracle_settings"] = oracle.settings()
     ui.say(f"target kernel(s): {', '.join(oracle.targets)}")
+    for why in oracle.guards_off:
+        ui.say(f"note: {why}")
+    state["guards"] = {"ub": config.ub_guard, "init": oracle.guards["init"], "loop": bool(oracle.loop_targets),
+                       "off": oracle.guards_off}
     return oracle
 
 

@@ -208,3 +208,16 @@ def test_a_stop_during_llvm_reduce_keeps_its_best_as_a_passing_lit_test(tmp_path
     assert text.startswith("; Reduced by `reduce ir`") and len(module) < len(before) * 0.8
     assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
     assert not any(tmp.iterdir())
+
+
+def test_undef_guard_refuses_a_module_with_a_poison_store_the_original_has_not(tools, small):
+    bitcode = small[0].read_bytes()
+    text = subprocess.run([tools.llvm_dis, "-", "-o", "-"], input=bitcode, capture_output=True).stdout.decode()
+    store = next(line for line in text.splitlines() if line.lstrip().startswith("store float %"))
+    value = store.split()[2].rstrip(",")
+    poisoned, _ = read_module(text.replace(store, store.replace(value, "poison", 1) + "\n" + store).encode(), tools)
+    o = IrOracle(tools, predicate="llc.vgpr_spills >= 1").resolve(bitcode)
+    assert o.undef_limit == 0
+    v = o.test(poisoned)
+    assert not v.interesting and v.reason.startswith("undef guard: 1 loads, stores or MFMAs")
+    assert IrOracle(tools, predicate="llc.vgpr_spills >= 1", undef_guard=False).resolve(bitcode).test(poisoned).interesting

@@ -110,7 +110,8 @@ def test_save_temps_never_reaches_clang(tmp_path):
     v = o.resolve_targets(SPILLY).test(SPILLY)
     assert v.interesting and Path(v.details["compiles"][LTO]["artifacts"]).parent == tmp_path
     kept = sorted(tmp_path.glob("reduce-*"))
-    assert len(kept) == 3  # both sides for resolve_targets, the LTO side for test
+    # resolve_targets: both sides and the init guard's zero and pattern builds (LTO); test: the same but no-LTO
+    assert len(kept) == 7
     for work in kept:
         # with -save-temps clang would have left .bc/.hipi/.o/.ll files beside the candidate
         assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"})
@@ -271,6 +272,8 @@ def test_ub_guard_refuses_a_new_uninitialized_use(tmp_path):
     # a resumed run counts the original's warnings with a syntax-only run: the same figure
     assert lenient.with_targets(lenient.targets, broken).uninitialized == 1
     off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False).resolve_targets(UNINIT)
-    assert off.uninitialized is None and off.test(broken).interesting
+    assert off.uninitialized is None and "init guard" in off.test(broken).reason  # which sees it too
+    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False, init_guard=False).resolve_targets(UNINIT)
+    assert off.test(broken).interesting
     assert run_check(tmp_path / "k.hip", [], content=broken, predicate="lto.instructions > 0")[
         "compiles"][LTO]["uninitialized"] == 1

@@ -36,6 +36,9 @@ def run_check(
     source = Path(path).read_bytes() if content is None else content
     m = oracle.measure(source)
     hip = oracle.compiler.hip
+    mine = [*user_dirs(oracle.compiler.flags), oracle.compiler.source_dir]
+    # every header the build reads from outside the candidate, and who provides it (yours, ROCm, shim, system)
+    headers = [{"header": h, "from": hip.origin(h, mine)} for h in oracle.compiler.headers(source)]
     all_kernels = m.kernel_names()
     selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)
     plain = demangle(all_kernels, oracle.toolchain)
@@ -56,9 +59,9 @@ def run_check(
         "kernel_filter": names or None,
         "flags": list(oracle.compiler.flags),
         "dropped_flags": list(oracle.dropped_flags),
-        "hip_headers": {"mode": hip.mode, "description": hip.describe(),
-                        "used": [{"header": h, "from": hip.origin(h, user_dirs(oracle.compiler.flags))}
-                                 for h in oracle.compiler.headers(source) if f"{os.sep}hip{os.sep}" in h]},
+        "headers": headers,
+        "hip_headers": {"mode": hip.mode, "description": hip.describe(), "flags": list(hip.before),
+                        "used": [h for h in headers if f"{os.sep}hip{os.sep}" in h["header"]]},
         "compiles": {side: {"ok": c.ok, "seconds": round(c.seconds, 3), "failure": c.failure,
                             "message": c.message, "command": list(c.command),
                             "by_hand": oracle.compiler.by_hand(side, path), "uninitialized": c.uninitialized}

@@ -79,6 +79,11 @@ class Predicate:
         metrics of the sides in `sides` order; None for a side not computed (yet)."""
         return _truth(_eval(self._tree, dict(zip(self.sides, (first, second)))))
 
+    def awk(self) -> str:
+        """The predicate as an awk expression over variables `SIDE_METRIC` (a bug report's script
+        evaluates it without Python); x / 0 counts as 0 there."""
+        return _awk(self._tree)
+
     def explain(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> str:
         """Why it is not true: the first top-level `and` operand that is not, with its values."""
         env = dict(zip(self.sides, (first, second)))
@@ -113,6 +118,26 @@ def _check(node: ast.AST, sides: tuple[str, str]) -> None:
     else:
         raise PredicateError(f"not allowed in a predicate: {ast.unparse(node)!r} (use {sides[0]}.<metric>, "
                              f"{sides[1]}.<metric>, numbers, + - * /, comparisons, and/or/not)")
+
+
+_AWK_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+            ast.Eq: "==", ast.NotEq: "!=", ast.And: "&&", ast.Or: "||", ast.Not: "!", ast.USub: "-", ast.UAdd: "+"}
+
+
+def _awk(node: ast.AST) -> str:
+    if isinstance(node, ast.Constant):
+        return repr(node.value)
+    if isinstance(node, ast.Attribute):
+        return f"{node.value.id}_{node.attr}"
+    if isinstance(node, ast.BoolOp):
+        return "(" + f" {_AWK_OPS[type(node.op)]} ".join(map(_awk, node.values)) + ")"
+    if isinstance(node, ast.UnaryOp):
+        return f"({_AWK_OPS[type(node.op)]}{_awk(node.operand)})"
+    if isinstance(node, ast.BinOp):
+        a, b = _awk(node.left), _awk(node.right)
+        return f"({b} == 0 ? 0 : {a} / {b})" if isinstance(node.op, ast.Div) else f"({a} {_AWK_OPS[type(node.op)]} {b})"
+    vals = [_awk(v) for v in (node.left, *node.comparators)]  # a < b < c: a < b && b < c
+    return "(" + " && ".join(f"{x} {_AWK_OPS[type(op)]} {y}" for op, x, y in zip(node.ops, vals, vals[1:])) + ")"
 
 
 def _names(node: ast.AST) -> set[str]:

@@ -71,6 +71,7 @@ def main() -> None:
     reduce report WORKDIR          its Markdown report, JSON summary and plot
     reduce batch MANIFEST.toml     many cases, resumable, with one report
     reduce check FILE -- FLAGS     show the spill metrics of both builds
+    reduce bundle WORKDIR          a run's bug report: result, headers, repro.sh
     reduce ir INPUT.bc|INPUT.ll    reduce the IR given to codegen to a lit test llc spills on
     """
 
@@ -110,6 +111,10 @@ main.add_command(ir)
 @click.option("--loop-guard/--no-loop-guard", default=True, show_default=True,
               help="Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
               "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.")
+@click.option("--format/--no-format", "format_result", default=True, show_default=True,
+              help="After the reduction, make the result read like code a person wrote: initialise uninitialised "
+              "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
+              "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
 @click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
 @click.option("--rename/--no-rename", default=False, show_default=True,
@@ -138,7 +143,7 @@ main.add_command(ir)
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
-        ub_guard: bool, init_guard: bool, loop_guard: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
+        ub_guard: bool, init_guard: bool, loop_guard: bool, format_result: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
         backend: str, scheduler: str | None, flatten: bool | None, include_dirs: tuple[Path, ...],
         use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
@@ -169,7 +174,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
         kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
         pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty,
-        ub_guard=ub_guard, init_guard=init_guard, loop_guard=loop_guard,
+        ub_guard=ub_guard, init_guard=init_guard, loop_guard=loop_guard, format=format_result,
         include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
@@ -187,6 +192,20 @@ def resume(workdir: Path, jobs: int | None, time_budget: float | None, max_tests
     and it ends with the file an uninterrupted run gives."""
     _finish(lambda: runs.resume(workdir.absolute(), display=runs.Display(quiet, as_json), jobs=jobs,
                                 time_budget=time_budget, max_tests=max_tests))
+
+
+@main.command("bundle")
+@click.argument("workdir", type=click.Path(path_type=Path, file_okay=False))
+def bundle_command(workdir: Path) -> None:
+    """(Re)write WORKDIR/bundle/: the result (or the best so far), the headers it needs, repro.sh and
+    README.md, a bug report a compiler engineer can run with clang alone."""
+    try:
+        out = runs.bug_report(workdir.absolute())
+    except runs.RunError as e:
+        raise Fail(str(e), e.code) from None
+    except (ToolchainError, PredicateError) as e:
+        raise Fail(str(e), exits.EXIT_TEST) from None
+    click.echo(f"{out}/ (run {out / 'repro.sh'} to build both sides and see the verdict)")
 
 
 @main.command("report")

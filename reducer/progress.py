@@ -87,7 +87,8 @@ class Progress:
             self.console.print(message, highlight=False, soft_wrap=True)
 
     def summary(self, file: Path, output: Path, original: bytes, start: bytes, result: bytes, outcome: str,
-                report: Path, files: list[dict] | None = None, tree: Path | None = None) -> None:
+                report: Path, files: list[dict] | None = None, tree: Path | None = None,
+                finished: dict | None = None) -> None:
         """`start` is what the engine reduced: the original with its project headers flattened in.
         A file set (`files`: bytes per file; `tree`: where they went) is reported per file and in total."""
         if files is not None:
@@ -103,6 +104,10 @@ class Progress:
             f"  bytes  {len(start)} -> {len(result)} ({1 - len(result) / max(1, len(start)):.1%} removed)"
             + (f"; {len(original)} before flattening" if start != original else ""),
             f"  tokens {count_tokens(start)} -> {count_tokens(result)}",
+            *([f"  final  {finished['after_hygiene_bytes']} bytes after hygiene ("
+               + (", ".join(f"{k} {v}" for k, v in finished["hygiene"].items()) or "none kept") + "), "
+               + (f"{finished['formatted_bytes']} formatted" if finished["formatted_bytes"] else "not formatted")
+               + f": the file written to {output}"] if finished else []),
             *([f"  files  {len(files)} -> {tree}/ (the main file also -> {output})"]
               + [f"    {f['file']}: {f['original']} -> {f['result']} bytes" for f in files] if files else []),
             f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "

@@ -1,16 +1,13 @@
 """Reports on a run, read from its work directory alone, so `reduce report` works on a finished
 run, a stopped one, or one still going: summary.json, report.md with its size plot, and for the
-built-in oracle a bug-report bundle (bundle.md) ready to paste."""
+built-in oracle a bug-report directory (reducer/bugreport.py) ready to send."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
 from interestingness import bundle
-from interestingness.check import format_check
-from interestingness.compile import TREE_DIR
 from interestingness.metrics import METRICS
 from interestingness.spill import base_name
 
@@ -20,7 +17,7 @@ from .fileset import output_tree, sizes
 from .lexer import count_tokens
 from .workdir import WorkDir
 
-PLOT, REPORT, SUMMARY, BUNDLE = "size.png", "report.md", "summary.json", "bundle.md"
+PLOT, REPORT, SUMMARY = "size.png", "report.md", "summary.json"
 
 
 def summarize(wd: WorkDir) -> dict[str, Any]:
@@ -48,6 +45,7 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "history": state.get("history", []),
         "targets": state.get("targets"),
         "guards": state.get("guards"),
+        "finish": state.get("finish"),
         "stalls": state.get("stalls", []),
         "metrics": state.get("metrics"),
         "files": files,
@@ -80,6 +78,13 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)})",
         f"- wall time: {format_seconds(s['wall_seconds'])} (all sessions)",
     ]
+    if s.get("finish"):
+        f = s["finish"]
+        lines.append(f"- finishing (after the reduction; sizes above are of the reduced text): "
+                     f"{f['reduced_bytes']} -> {f['after_hygiene_bytes']} bytes by hygiene ("
+                     + (", ".join(f"{k}: {v}" for k, v in f["hygiene"].items()) or "nothing kept") + "), "
+                     + (f"{f['formatted_bytes']} bytes formatted" if f["formatted_bytes"] else "not formatted")
+                     + "".join(f"; {note}" for note in f["notes"]))
     if s["position"]:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
     if s.get("guards"):
@@ -101,7 +106,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
             if y["tests"] or y["bytes_removed"]:
                 lines.append(f"| {name} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | {y['seconds']:.1f} |")
     if s["metrics"]:
-        lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"])]
+        lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"]),
+                  "The bug report, ready to send: [`bundle/`](bundle/README.md) (the result, `repro.sh`, "
+                  "README.md).", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -130,51 +137,6 @@ def metric_table(metrics: dict[str, dict]) -> list[str]:
             lines.append(f"| {m.label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
         lines.append("")
     return lines
-
-
-def write_bundle(wd: WorkDir, metrics: dict[str, dict]) -> Path:
-    """What a compiler bug report needs: the file, the two exact commands, the toolchain, the figures."""
-    config, result = wd.config, metrics["result"]
-    name = Path(config["file"]).name
-    output = Path(config["output"])
-    tc = result["toolchain"]
-    best = wd.read("best") or b""
-    files = bundle.decode(best) if wd.state().get("tree") else None
-    tree = output_tree(output).name
-    commands = []
-    for side, c in result["compiles"].items():
-        if files:  # the oracle compiles a copy of the set under src/: here it is OUTPUT.files/
-            argv = [_retree(a, tree) for a in c["command"]]
-        else:
-            argv = [output.name if a in (name, f"./{name}") else a for a in c["command"]]
-        commands.append(f"# {side}\n{shlex.join(argv)}")
-    if files:
-        shown = [f"Reduced test case: {len(files)} files in `{tree}/` ({sum(len(t) for _, t in files)} bytes):", ""]
-        for member, text in files:
-            shown += [f"`{member}` ({len(text)} bytes):", "", "```cpp", text.decode(errors="replace").rstrip(),
-                      "```", ""]
-    else:
-        shown = [f"Reduced test case ({len(best)} bytes):", "",
-                 "```cpp", best.decode(errors="replace").rstrip(), "```", ""]
-    text = "\n".join([
-        f"# Spill only under full offload LTO: `{output.name}`", "",
-        f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'} ({tc['clang']}); "
-        f"full offload LTO by default: {'yes' if tc['affected'] else 'no'}.", "",
-        *shown,
-        "Device-only builds (assembly; run in the directory of the file):", "",
-        "```sh", *commands, "```", "",
-        "Figures from both builds:", "",
-        "```", format_check(result), "```", "",
-    ])
-    atomic_write(wd.path / BUNDLE, text.encode())
-    return wd.path / BUNDLE
-
-
-def _retree(arg: str, tree: str) -> str:
-    for prefix in ("-iquote", "-I", ""):
-        if arg == prefix + TREE_DIR or arg.startswith(f"{prefix}{TREE_DIR}/"):
-            return prefix + tree + arg[len(prefix) + len(TREE_DIR):]
-    return arg
 
 
 def _plot(history: list[list[float]], path: Path) -> bool:

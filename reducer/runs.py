@@ -15,13 +15,14 @@ from typing import Any
 from interestingness import bundle
 from interestingness.bundle import Tree
 from interestingness.check import run_check
+from interestingness.compile import TREE_DIR
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.script import ScriptError, ScriptOracle
 from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
 
-from . import fileset, passes, stopping
+from . import bugreport, fileset, passes, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Status
@@ -37,10 +38,11 @@ from .exits import (
 )
 from .evaluate import Evaluator
 from .files import atomic_write
+from .finish import clang_format, finish
 from .flatten import flatten, include_dirs
 from .lexer import count_tokens
 from .progress import Progress
-from .report import write_bundle, write_report
+from .report import write_report
 from .source import Source, language_for
 from .workdir import WorkDir, WorkDirError
 
@@ -87,6 +89,7 @@ class RunConfig:
     loop_guard: bool = True        # built-in oracle: a spill inside a loop stays inside one
     include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
     hip_headers: str = "auto"      # built-in oracle: HIP headers after the user's (interestingness/hip_headers.py)
+    format: bool = True            # hygiene and clang-format at the end, each kept when still interesting
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -192,7 +195,7 @@ def resume(workdir: Path, *, display: Display = Display(), **overrides: Any) -> 
     if state.get("outcome") == "done":  # a kill may have come while its report was written
         shutil.rmtree(wd.path / "tmp", ignore_errors=True)
         if state.get("metrics"):
-            write_bundle(wd, state["metrics"])
+            bugreport.write(wd, state["metrics"]["result"], result_files(wd, state))
         report = write_report(wd)
         Progress(None, quiet=display.quiet).say(f"{workdir}: this run has finished; the result is "
                                                 f"{wd.config['output']}, the report {report}")
@@ -293,23 +296,59 @@ class _Session:
         except OSError as e:  # disk full, quota, a vanished directory: the last written best file stands
             raise RunError(f"stopped: cannot write the run's files ({e.strerror or e}: {e.filename or ''}); "
                            f"the best result so far is intact in {output}", EXIT_IO) from None
-        result = self.engine.result()
+        result = reduced = self.engine.result()
         try:
             self._save(outcome)
+            if code == 0:
+                result, outcome, code = self._finish(reduced, text)
             if code != EXIT_INTERRUPTED:
                 self._final_check(result)
                 if config.builtin:
                     ui.say("measuring the original and the result for the report...")
-                    write_bundle(wd, _metrics(config, self.evaluator.oracle, self.original, result, state))
+                    _metrics(config, self.evaluator.oracle, self.original, result, state)
+                    self._save(outcome)
+                    ui.say(f"bug report: {bugreport.write(wd, state['metrics']['result'], result_files(wd, state))}/")
                 self._save(outcome)
             report = write_report(wd)
         except OSError as e:
             raise RunError(f"{outcome}, but the report cannot be written ({e.strerror or e}); the result is "
                            f"intact in {output}", EXIT_IO) from None
-        ui.summary(Path(config.file), output, self.original, text, result, outcome, report,
+        ui.summary(Path(config.file), output, self.original, text, reduced, outcome, report,
                    files=fileset.sizes(self.original, result) if self.tree else None,
-                   tree=fileset.output_tree(output) if self.tree else None)
+                   tree=fileset.output_tree(output) if self.tree else None, finished=state.get("finish"))
         return code
+
+    def _finish(self, reduced: bytes, start: bytes) -> tuple[bytes, str, int]:
+        """Hygiene and formatting of the reduced result (reducer/finish.py); the final text is the
+        output (and WORKDIR/final), the reduced one stays the best. A stop in the middle keeps the
+        reduced result and leaves the run resumable."""
+        split = (lambda c: [t for _, t in bundle.decode(c)]) if self.tree else (lambda c: [c])
+        join = (lambda parts: bundle.encode(list(zip(self.names, parts)))) if self.tree else (lambda parts: parts[0])
+        parts = split(reduced)
+        tool = clang_format(getattr(getattr(self.evaluator.oracle, "toolchain", None), "clang", None)) \
+            if self.config.format else None
+        if self.config.format:
+            self.ui.say("finishing: hygiene rewrites and clang-format, each kept when still interesting...")
+        try:
+            done = finish(parts, [language_for(Path(n), t) for n, t in zip(self.names, parts)], split(start),
+                          lambda candidate: self.evaluator.test(join(candidate)).interesting,
+                          format_with=tool, style_file=Path(self.config.file)) if self.config.format else None
+        except KeyboardInterrupt:
+            return reduced, "interrupted", EXIT_INTERRUPTED
+        except BudgetExhausted as e:
+            return reduced, f"budget: {e}", EXIT_BUDGET
+        if done is None:
+            final = reduced
+        else:
+            final = join(done.parts)
+            self.state["finish"] = done.summary()
+            if self.config.format and tool is None:
+                self.state["finish"]["notes"].append("no clang-format found (Debian: clang-format-22); not formatted")
+            for note in self.state["finish"]["notes"]:
+                self.ui.say(f"note: {note}")
+        self._write_result(final, reduced if self.tree else None)
+        self.wd.write("final", final)
+        return final, "done", 0
 
     def _start_text(self) -> bytes:
         """The flattened file when it is (stably) interesting, else the file as it is."""
@@ -464,8 +503,36 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
 
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:
     """`reduce check` reports of the original and the result, kept in the state for the report."""
-    options = dict(clang=config.clang, kernel=list(oracle.targets), predicate=config.predicate,
-                   timeout=config.timeout, tree=oracle.tree, hip_headers=config.hip_headers)
-    state["metrics"] = {role: run_check(config.file, config.flags, content=content, **options)
+    state["metrics"] = {role: _check(config, state, content, list(oracle.targets))
                         for role, content in (("original", original), ("result", result))}
     return state["metrics"]
+
+
+def _check(config: RunConfig, state: dict, content: bytes, kernels: list[str]) -> dict[str, Any]:
+    return run_check(config.file, config.flags, content=content, clang=config.clang, kernel=kernels,
+                     predicate=config.predicate, timeout=config.timeout, tree=tree_of(state),
+                     hip_headers=config.hip_headers)
+
+
+def result_files(wd: WorkDir, state: dict) -> list[tuple[str, bytes]]:
+    """The final result as (relative path, text), main file first: what a bug report holds."""
+    content = wd.read("final") or wd.read("best") or wd.read("start") or wd.read("original") or b""
+    if tree_of(state):  # at their paths under the directory the oracle compiles a file set's copy in
+        return [(f"{TREE_DIR}/{name}", text) for name, text in bundle.decode(content)]
+    return [(Path(wd.config["file"]).name, content)]
+
+
+def bug_report(workdir: Path) -> Path:
+    """Measure the run's result (final, else best so far) and (re)write WORKDIR/bundle/."""
+    try:
+        wd = WorkDir.open(workdir)
+    except WorkDirError as e:
+        raise RunError(str(e), EXIT_INPUT) from None
+    config, state = RunConfig.from_dict(wd.config), wd.state()
+    if not config.builtin:
+        raise RunError("a bug-report bundle is made for runs of the built-in spill oracle; this run used "
+                       f"the test script {config.script}", EXIT_INPUT)
+    os.chdir(config.cwd)
+    files = result_files(wd, state)
+    content = bundle.encode([(n[len(TREE_DIR) + 1:], t) for n, t in files]) if tree_of(state) else files[0][1]
+    return bugreport.write(wd, _check(config, state, content, state.get("targets") or config.kernels), files)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Set up everything the reducer and its tests need on a fresh Debian machine:
 # clang-22/lld-22/llvm-22 (AMDGPU backend, gfx950), llvm-22-tools (FileCheck and lit, for the
-# lit tests `reduce ir` writes), g++, and a virtualenv with the package.
+# lit tests `reduce ir` writes), clang-format-22 (results are formatted), g++, and a virtualenv with the package.
 # Safe to re-run; installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in clang-22 lld-22 llvm-22 llvm-22-tools g++; do
+for pkg in clang-22 lld-22 llvm-22 llvm-22-tools clang-format-22 g++; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${WITH_PEERS:-0}" = 1 ]; then  # peer reducers, for the benchmark scripts only

@@ -172,8 +172,8 @@ def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
     out = (tmp_path / "k.reduced.hip").read_text()
     assert "mfma" in out and "unused_helper" not in out and "k2" not in out
     workdir = tmp_path / "k.reduced.hip.work"
-    bundle = (workdir / "bundle.md").read_text()  # ready for a bug report: file, both commands, figures
-    assert out.strip() in bundle and "k.reduced.hip" in bundle
+    bundle = (workdir / "bundle" / "README.md").read_text()  # ready for a bug report: both commands, figures
+    assert (workdir / "bundle" / "k.hip").read_text() == out and (workdir / "bundle" / "repro.sh").exists()
     assert "-fno-offload-lto" in bundle and "--lto-emit-asm" in bundle and "verdict: INTERESTING" in bundle
     report = (workdir / "report.md").read_text()
     assert "## Kernel metrics" in report and "| v_mfma |" in report

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, needs_clang22, write_script
+from conftest import CLANG, ROOT, needs_clang22, write_script
 from kernels import PRESSURE
 
 from interestingness.bundle import BundleError, Tree, decode, encode, materialise
@@ -208,8 +208,12 @@ def test_spill_run_without_flattening_reduces_the_headers_into_the_output_tree(t
     assert set(out) == {"k.hip", "inc/kern/pressure.h", "inc/kern/params.h"}
     assert b"main_unused" not in out["k.hip"] and b"pressure_unused" not in out["inc/kern/pressure.h"]
     assert b"params_unused" not in out["inc/kern/params.h"] and b"__global__" in out["inc/kern/pressure.h"]
-    bundle_md = (tmp_path / "k.reduced.hip.work" / "bundle.md").read_text()
-    assert "-Ik.reduced.hip.files/inc" in bundle_md and " k.reduced.hip.files/k.hip" in bundle_md
+    report = tmp_path / "k.reduced.hip.work" / "bundle"
+    assert snapshot(report / "src") == snapshot(tmp_path / "k.reduced.hip.files")
+    assert "-I src/inc" in (report / "README.md").read_text() and " src/k.hip" in (report / "README.md").read_text()
+    ran = subprocess.run([str(report / "repro.sh")], capture_output=True, text=True,
+                         env={**os.environ, "CLANG": str(CLANG)})
+    assert ran.returncode == 0 and "verdict: INTERESTING" in ran.stdout, ran.stdout + ran.stderr
     # the same run again is answered by the cache; with a header changed on disk it is not
     r = reduce(*args, "--force", "--", "-Iinc", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

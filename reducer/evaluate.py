@@ -25,6 +25,7 @@ class Counters:
     tests: int = 0           # oracle calls made
     memo_hits: int = 0       # answered from this run's memory
     layout_rejects: int = 0  # rejected as a respacing of a candidate found not interesting
+    layout_retests: int = 0  # tested although a respacing was found interesting: what exact bytes cost
     cache_hits: int = 0      # answered from the persistent cache
     shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
@@ -69,6 +70,7 @@ class Evaluator:
         self.counters = Counters()
         self._memo: dict[str, Verdict] = {}
         self._rejected_layouts: dict[str, Verdict] = {}
+        self._accepted_layouts: set[str] = set()  # only to count layout_retests
         self._streak: tuple[str, int] = ("", 0)  # the last verdicts' shared failure reason, and how many
         # `test` may be called from several threads (reduce ir's verdict server): memory and
         # counters change under this lock, oracle runs happen outside it
@@ -121,9 +123,12 @@ class Evaluator:
         with self._lock:
             known = self._recall(digest(content), content)
             if known is None and self._layout is not None:
-                known = self._rejected_layouts.get(digest(self._layout(content)))
+                layout = digest(self._layout(content))
+                known = self._rejected_layouts.get(layout)
                 if known is not None:
                     self.counters.layout_rejects += 1
+                elif layout in self._accepted_layouts:
+                    self.counters.layout_retests += 1
             return known
 
     def _empty(self, content: bytes) -> bool:
@@ -149,8 +154,12 @@ class Evaluator:
 
     def _learn(self, key: str, content: bytes, verdict: Verdict) -> None:
         self._memo[key] = verdict
-        if self._layout is not None and not verdict.interesting:
-            self._rejected_layouts[digest(self._layout(content))] = verdict
+        if self._layout is not None:
+            layout = digest(self._layout(content))
+            if verdict.interesting:
+                self._accepted_layouts.add(layout)
+            else:
+                self._rejected_layouts[layout] = verdict
         why = "" if verdict.interesting else _POSITION.sub(":", verdict.reason[:300])
         self._streak = (why, self._streak[1] + 1 if why and why == self._streak[0] else 1)
 

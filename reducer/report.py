@@ -75,7 +75,10 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         *_files_table(s),
         f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)",
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
-        f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)})",
+        f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "
+        f"rejected as a respacing of a rejected candidate {c.get('layout_rejects', 0)}); tested although a "
+        f"respacing was interesting (a candidate is accepted only on a verdict of its own bytes): "
+        f"{c.get('layout_retests', 0)}",
         f"- wall time: {format_seconds(s['wall_seconds'])} (all sessions)",
     ]
     if s.get("finish"):

@@ -112,6 +112,7 @@ def test_a_layout_key_rejects_without_a_test_but_never_accepts():
         assert ev.counters.layout_rejects == 1
         assert ev.test(b"int keep_me;  // note\n").interesting
         assert ev.test(b"int   keep_me;\n").interesting and len(blind.calls) == 3
+        assert ev.counters.layout_retests == 1  # what the exact-bytes rule cost: one test
         assert ev.first_interesting([b"int keep_me; "]) is not None and len(blind.calls) == 4
     seeing = Contains((b"keep_me",))
     with Evaluator(seeing) as ev:

@@ -48,7 +48,8 @@ _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-b
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
              "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter"),
              "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),
-             "rename": ("--rename", "--no-rename"), "ub_guard": ("--ub-guard", "--no-ub-guard")}
+             "rename": ("--rename", "--no-rename"), "ub_guard": ("--ub-guard", "--no-ub-guard"),
+             "all_targets": ("--all-targets", None)}
 _CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 

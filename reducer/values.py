@@ -14,8 +14,9 @@ and clang prints every value in the diagnostic of its line (`<gpu-reduce probe>:
 implicit instantiation of undefined template '__reduce_probe<128>'`). An expression clang cannot
 evaluate (not constant, naming something the end of the file does not see) gets an error of
 another kind, hence no answer. A class-type value comes back as a C++20 structural literal
-(`Config{4, 4, {2, true}, 3}`); since clang prints an enum field as its number, such a literal is
-kept only when a second run shows it compiles and means the same value.
+(`Config{4, 4, {2, true}, 3}`). Clang prints an enum field as its number, which does not
+compile back, so a pass that puts such a literal in the file first asks for the literal's own
+value (`confirmed`): it must compile and print the same.
 
 This module starts no process: the front end is injected (runs.py builds it from the spill
 oracle's compiler, with exactly the oracle's flags), and the passes see the service only as the
@@ -90,11 +91,13 @@ def parse_value(printed: str) -> Value | None:
         number = int(inner) if not inner.startswith("'") else _char_value(inner)
         if number is None:
             return None
-        return Value((f"({printed})" if number < 0 else printed).encode(), number)
+        return Value(f"({printed})".encode(), number)  # a cast: `(short)3[i]` would mean something else
     if (number := _char_value(printed)) is not None:
         return Value(printed.encode(), number)
-    if _QUALIFIED.match(printed) or _CAST.match(printed):
+    if _QUALIFIED.match(printed):
         return Value(printed.encode()) if "(anonymous" not in printed else None
+    if _CAST.match(printed):
+        return Value(f"({printed})".encode())
     if _STRUCT.match(printed) and not _FLOAT.search(printed) \
             and not any(u in printed[printed.index("{"):] for u in _UNSAFE) and "(anonymous" not in printed:
         return Value(printed.encode(), structural=True)
@@ -115,16 +118,12 @@ def _char_value(text: str) -> int | None:
     return _ESCAPES.get(body[1])
 
 
-def probe(queries: Sequence[Query], check: Sequence[bytes | None] | None = None) -> bytes:
+def probe(queries: Sequence[Query]) -> bytes:
     """Lines appended to the file: query i (from 1) is instantiated on the line the diagnostics
-    call `<gpu-reduce probe>:i`. With `check`, query i asks instead for check[i] (a structural
-    literal to verify) converted to the query's type."""
+    call `<gpu-reduce probe>:i`."""
     out = [b"\n#line 1 \"" + PROBE_FILE.encode() + b"\"\ntemplate <auto...> struct __reduce_probe;\n"]
     for i, q in enumerate(queries, 1):
-        expr = q.expr if check is None else check[i - 1]
-        if expr is None:
-            continue
-        value = b"(" + expr + b"\n)" if q.type is None else b"(" + q.type + b")(" + expr + b"\n)"
+        value = b"(" + q.expr + b"\n)" if q.type is None else b"(" + q.type + b")(" + q.expr + b"\n)"
         opened = b"".join(b"namespace " + name + b" { " for name in q.scope)
         out.append(opened + b"::__reduce_probe<(" + value + b")>\n#line %d \"%s\"\n__reduce_v%d; " % (
             i, PROBE_FILE.encode(), i) + b"} " * len(q.scope) + b"\n")
@@ -150,9 +149,23 @@ def askable(q: Query) -> bool:
     return depth == 0 and all(re.fullmatch(rb"(?:[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)?", n) for n in q.scope)
 
 
+def confirmation(query: Query, value: Value) -> Query:
+    """The question whose answer confirms a structural literal: the literal itself as the query's type."""
+    return Query(value.text, query.scope, query.type, structural=True)
+
+
+def confirmed(query: Query, value: Value, answers: Answers) -> bool:
+    """Whether `value` (the answer to `query`) compiles back to itself, by `answers`, which hold
+    the answer to `confirmation(query, value)`."""
+    if not value.structural:
+        return True
+    again = answers.get(confirmation(query, value))
+    return again is not None and again.text == value.text
+
+
 @dataclass
 class ValueStats:
-    runs: int = 0             # front-end runs (probes and checks of structural literals)
+    runs: int = 0             # front-end runs
     seconds: float = 0.0      # their wall time
     stored: int = 0           # probes answered by the persistent store instead of a run
     failures: int = 0         # runs that failed for reasons outside the file (killed, timed out)
@@ -204,12 +217,6 @@ class ClangValues:
         for i, q in enumerate(queries, 1):
             value = parse_value(printed[i]) if i in printed else None
             answers[q] = None if value is None or value.structural and not q.structural else value
-        structural = [answers[q].text if answers[q] is not None and answers[q].structural else None for q in queries]
-        if any(structural):  # clang prints an enum field as a number: keep only what compiles as it came
-            again = self._printed(compose(probe(queries, structural)))
-            for i, q in enumerate(queries, 1):
-                if structural[i - 1] is not None and again.get(i) != printed.get(i):
-                    answers[q] = None
         self.stats.answered += sum(v is not None for v in answers.values())
         return answers
 

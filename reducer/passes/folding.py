@@ -15,11 +15,11 @@ from tree_sitter import Node
 
 from ..lexer import tokenize
 from ..source import Source
-from ..values import Answers, Query, Value
+from ..values import Answers, Query, Value, confirmation
 from .consteval import TreeValues
 from .syntax import simple_name
 
-__all__ = ["Query", "Value", "ask", "closed", "scope_of", "lookups", "local_names_anywhere"]
+__all__ = ["Query", "Value", "ask", "confirmation", "closed", "scope_of", "lookups", "local_names_anywhere"]
 
 
 def ask(src: Source, queries: list[Query]) -> Answers:

@@ -19,7 +19,7 @@ from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
 from .consteval import expression
-from .folding import Query, Value, ask, closed, lookups, scope_of
+from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .syntax import elements, simple_name, spaced
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
@@ -235,9 +235,13 @@ class Instantiate(Pass):
                          next(iter(args)))
             if plan.chosen is not None or plan.params is not None:
                 plans.append(plan)
-        # every value any of them needs, in one question
+        # every value any of them needs, in one question; a structural literal one would use is
+        # confirmed by a second (clang prints an enum field as a number: that does not compile back)
         answers = ask(src, [q for plan in plans for q in plan.queries()])
-        items = [item for plan in plans if (item := plan.item(answers)) is not None]
+        choices = [plan.item(answers) for plan in plans]
+        confirmations = ask(src, [q for _, _, wanted in choices for q in wanted])
+        items = [literal_ if literal_ is not None and all(confirmations.get(q) == v for q, v in wanted.items())
+                 else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
         return items
 
@@ -357,7 +361,10 @@ class _Plan:
         return [*(spaced(src.text, u.start_byte, u.end_byte, u.child_by_field_name("name").text) for u in self.uses),
                 *(Edit(*line_span(src.text, i.start_byte, i.end_byte)) for i in self.instantiations)]
 
-    def item(self, answers: dict) -> Item | None:
+    def item(self, answers: dict) -> tuple[Item, Item | None, dict[Query, Value]]:
+        """The item with every parameter used whole as its argument's text, and the one with the
+        class-type ones as their structural literals when that is smaller, which holds only if
+        each question of the dict gets its value back (the literal compiles as it came)."""
         src = self.src
         edits = [Edit(*line_span(src.text, sp.parent.start_byte, sp.parent.end_byte)) for sp in self.specialisations
                  if sp is not self.chosen]
@@ -367,15 +374,21 @@ class _Plan:
             edits.append(Edit(chosen.parent.start_byte, chosen.parent.end_byte,
                               src.text[chosen.start_byte:name.start_byte] + name.child_by_field_name("name").text
                               + src.text[name.end_byte:chosen.parent.end_byte]))
-            return tuple(sorted(edits + self._unuse()))
-        # a class-type argument as its structural literal frees the table it came from, when the
-        # item still shrinks the file with it; else the argument's text stays
-        plain = edits + self._render(self._renderer(answers))
-        if any(v.structural for v in self._renderer(answers).values.values()):
-            literal_ = edits + self._render(self._renderer(answers, structural=True))
-            if _growth(literal_) < 0:
-                return tuple(sorted(literal_))
-        return tuple(sorted(plain))
+            return tuple(sorted(edits + self._unuse())), None, {}
+        # A parameter used whole (`Shape<C>`) takes its argument's text (`configs[120]`), or its
+        # structural literal (`Config{4, 4, 2}`), which no longer needs the table, when that
+        # makes the smaller item: a literal copied into every use would make the next link of a
+        # chain grow instead of shrink, and the chain ends with every field folded anyway.
+        renderer = self._renderer(answers)
+        plain = edits + self._render(renderer)
+        literal_, wanted = None, {}
+        if any(v.structural for v in renderer.values.values()):
+            candidate = edits + self._render(self._renderer(answers, structural=True))
+            if _growth(candidate) < _growth(plain):
+                literal_ = tuple(sorted(candidate))
+                wanted = {confirmation(q, answers[q]): answers[q] for q in self._parameter_queries().values()
+                          if q in answers and answers[q].structural}
+        return tuple(sorted(plain)), literal_, wanted
 
 
 def _growth(edits: list[Edit]) -> int:

@@ -85,7 +85,7 @@ def _queries(src: Source, node: Node, type_: Node, name: Node, value: Node) -> l
         out.append(Query(qualified, scope))
     if value.type == "initializer_list":  # `constexpr int k{4};`
         value = value.named_children[0] if len(value.named_children) == 1 else None
-    if value is not None and closed(src, value.text):
+    if value is not None and closed(src, value.text, node):
         out.append(Query(value.text, scope, type_.text))
     return out
 

@@ -90,7 +90,7 @@ def _found(src: Source) -> _Found:
                 while len(by_depth) <= depth:
                     by_depth.append([])
                 by_depth[depth].append(child)
-                if len(child.text) > 1 and closed(src, child.text):
+                if len(child.text) > 1 and closed(src, child.text, child):
                     nodes[child.id] = Query(child.text, scope_of(child))
                 below += 1
             if child.type not in _OPAQUE:
@@ -134,7 +134,7 @@ def _declarations(src: Source) -> list[tuple[Node, Node, Node, Query]]:
         if type_ is None or not int_type(type_) or len(decls) != 1 or decls[0].type != "init_declarator":
             continue
         name, value = decls[0].child_by_field_name("declarator"), decls[0].child_by_field_name("value")
-        if name is None or name.type != "identifier" or value is None or not closed(src, value.text):
+        if name is None or name.type != "identifier" or value is None or not closed(src, value.text, node):
             continue
         out.append((node, type_, name, Query(value.text, scope_of(node), type_.text)))
     return out

@@ -4,8 +4,8 @@ written in) and asks them all at once with `ask`: the compiler answers when the 
 (the Source's `values`, reducer/values.py), the tree evaluator (consteval.py) otherwise.
 
 A question is only asked about an expression that means at the end of the file what it means
-where it stands: one that looks up no name declared in a function, a class or a parameter
-list anywhere in the file (`closed`).
+where it stands: one that looks up no name declared by a function, block, class or template
+around it (`closed`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..values import Answers, Query, Value, confirmation
 from .consteval import TreeValues
 from .syntax import simple_name
 
-__all__ = ["Query", "Value", "ask", "confirmation", "closed", "scope_of", "lookups", "local_names_anywhere"]
+__all__ = ["Query", "Value", "ask", "confirmation", "closed", "scope_of", "lookups", "enclosing_names"]
 
 
 def ask(src: Source, queries: list[Query]) -> Answers:
@@ -56,46 +56,66 @@ def lookups(text: bytes) -> set[bytes]:
     return out
 
 
-# Where a name declared inside is not a namespace member
-_LOCAL_SCOPES = frozenset({"compound_statement", "field_declaration_list", "parameter_list", "template_parameter_list",
-                           "lambda_expression", "for_statement", "for_range_loop", "condition_clause",
-                           "requires_expression", "catch_clause", "requires_parameter_list"})
+# Scopes other than namespaces, and the kinds of node that declare a name
+_SCOPES = frozenset({"compound_statement", "field_declaration_list", "function_definition", "template_declaration",
+                     "lambda_expression", "for_statement", "for_range_loop", "catch_clause", "requires_expression",
+                     "if_statement", "while_statement", "switch_statement"})
 _DECLARING = frozenset({"parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration",
                         "init_declarator", "alias_declaration", "type_definition", "function_definition",
                         "struct_specifier", "class_specifier", "union_specifier", "enum_specifier", "enumerator",
-                        "function_declarator", "structured_binding_declarator"})
+                        "function_declarator"})
 _TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "optional_type_parameter_declaration",
                               "variadic_type_parameter_declaration", "template_template_parameter_declaration"})
 
 
-@functools.lru_cache(maxsize=2)
-def local_names_anywhere(src: Source) -> frozenset[bytes]:
-    """Every name declared somewhere other than at namespace scope: locals, parameters, template
-    parameters, class members."""
+def _declared_in(scope: Node) -> frozenset[bytes]:
+    """The names `scope` itself declares (not those of scopes nested in it): a block's locals, a
+    function's or template's parameters, a class's members."""
     names: set[bytes] = set()
-    if src.root is None:
-        return frozenset()
-    stack: list[tuple[Node, bool]] = [(src.root, False)]
+    stack = list(scope.children)
+    if scope.type == "template_declaration":  # its parameters; the entity's name is the namespace's
+        stack = [c for c in stack if c.type == "template_parameter_list"]
     while stack:
-        node, local = stack.pop()
-        if local:
-            if node.type in _DECLARING:
-                name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
-                if name is not None and (n := simple_name(name)) is not None:
-                    names.add(n)
-            elif node.type in _TYPE_PARAMETERS:
-                names.update(c.text for c in node.named_children if c.type == "type_identifier")
-            elif node.type in ("declaration", "field_declaration"):
-                names.update(c.text for i, c in enumerate(node.children)
-                             if node.field_name_for_child(i) == "declarator" and c.type in ("identifier", "field_identifier"))
-            elif node.type == "structured_binding_declarator":
-                names.update(c.text for c in node.named_children if c.type == "identifier")
-        inner = local or node.type in _LOCAL_SCOPES
-        stack.extend((c, inner) for c in node.children)
+        node = stack.pop()
+        if node.type in _DECLARING:
+            name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
+            if name is not None and (n := simple_name(name)) is not None:
+                names.add(n)
+        elif node.type in _TYPE_PARAMETERS:
+            names.update(c.text for c in node.named_children if c.type == "type_identifier")
+        elif node.type in ("declaration", "field_declaration"):
+            names.update(c.text for i, c in enumerate(node.children)
+                         if node.field_name_for_child(i) == "declarator" and c.type in ("identifier", "field_identifier"))
+        elif node.type == "structured_binding_declarator":
+            names.update(c.text for c in node.named_children if c.type == "identifier")
+        if node.type in _SCOPES or node.type in ("struct_specifier", "class_specifier", "union_specifier"):
+            continue  # a nested scope: seen when it encloses the expression
+        stack.extend(node.children)
     return frozenset(names)
 
 
-def closed(src: Source, text: bytes) -> bool:
-    """Whether `text`, written at namespace scope, looks up only names no function, class or
-    parameter list of the file declares."""
-    return not (lookups(text) & local_names_anywhere(src))
+@functools.lru_cache(maxsize=2)
+def _scopes(src: Source) -> dict[int, frozenset[bytes]]:
+    """Per file version: scope node id -> the names it declares, filled as questions need them."""
+    return {}
+
+
+def enclosing_names(src: Source, at: Node) -> set[bytes]:
+    """Every name a function, block, class or template around `at` declares: what an expression
+    there may mean other than what the same text means at namespace scope."""
+    names: set[bytes] = set()
+    known = _scopes(src)
+    node = at.parent
+    while node is not None:
+        if node.type in _SCOPES:
+            if node.id not in known:
+                known[node.id] = _declared_in(node)
+            names |= known[node.id]
+        node = node.parent
+    return names
+
+
+def closed(src: Source, text: bytes, at: Node) -> bool:
+    """Whether `text`, standing at `at`, means the same at namespace scope: it looks up no name
+    that a function, block, class or template parameter list around `at` declares."""
+    return not (lookups(text) & enclosing_names(src, at))

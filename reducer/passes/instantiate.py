@@ -122,7 +122,7 @@ class _Renderer:
         """The value of an expression of the template's body, or None (when collecting: None,
         and the question is noted)."""
         closed_text = self.render(node.start_byte, node.end_byte, [node], fold=False)
-        if not closed(self.src, closed_text):
+        if not closed(self.src, closed_text, node):
             return None
         query = Query(closed_text, self.scope, type_)
         if self.answers is None:
@@ -330,7 +330,7 @@ class _Plan:
         """A question per non-type parameter: its argument's value, as its declared type."""
         p = self.params
         return {name: Query(text, self.scope, p.declared[name], structural=p.declared[name] is not None)
-                for name, text in p.texts.items() if name not in p.types and closed(self.src, text)}
+                for name, text in p.texts.items() if name not in p.types and closed(self.src, text, self.decl)}
 
     def _renderer(self, answers: dict | None, structural: bool = False) -> _Renderer:
         values = {} if answers is None else {name: answers[q] for name, q in self._parameter_queries().items()

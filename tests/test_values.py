@@ -166,8 +166,13 @@ def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
     focused = oracle.resolve_targets(TWO, focus=True)
     assert len(every.targets) == 2 and focused.interesting == every.targets
     assert focused.targets == ("_Z6gatherILi2EEvPfPKfi",)  # equal spill code: the first by name
-    one = TWO.replace(b"template __global__ void gather<3>(float*, const float*, int);\n", b"")
-    assert focused.test(one).interesting and not every.test(one).interesting
+    # `instantiate` offers each explicit instantiation of a template used with several argument lists
+    from reducer.edits import apply
+
+    items = REGISTRY["instantiate"].items(Source(TWO, "cuda"), 0)
+    assert len(items) == 2
+    one = apply(TWO, items[1])
+    assert b"gather<3>" not in one and focused.test(one).interesting and not every.test(one).interesting
     # the only instantiation left makes a plain kernel, which the oracle still follows
     plain, _ = fixpoint("instantiate", one)
     assert b"template" not in plain and focused.test(plain).interesting
@@ -175,16 +180,23 @@ def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
 
 def test_a_run_targets_one_kernel_and_deletes_the_other(tmp_path):
     (tmp_path / "k.hip").write_bytes(TWO)
-    run = [sys.executable, "-m", "reducer.cli", "k.hip", "--passes", "lines", "--predicate", SCRATCH, "-j", "1",
+    run = [sys.executable, "-m", "reducer.cli", "k.hip", "--passes", "instantiate", "--predicate", SCRATCH, "-j", "1",
            "--no-cache", "--check-repeat", "1", "-q", "--"]
-    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     result = (tmp_path / "k.reduced.hip").read_bytes()
-    assert b"gather<2>" in result and b"gather<3>" not in result
+    assert b"template" not in result and result.count(b"__global__") == 1, result.decode()
     state = json.loads((tmp_path / "k.reduced.hip.work" / "state.json").read_text())
     assert state["targets"] == ["_Z6gatherILi2EEvPfPKfi"] and len(state["showing_effect"]) == 2
     report = (tmp_path / "k.reduced.hip.work" / "report.md").read_text()
     assert "focus: one of the 2 kernels" in report and "constant values from clang" in report
+    # `reduce check` names the kernel a reduction targets; --all-targets, both
+    check = [sys.executable, "-m", "reducer.cli", "check", "k.hip", "--predicate", SCRATCH]
+    shown = subprocess.run(check, cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    assert "a reduction targets: void gather<2>(float*, float const*, int)" in shown and "--all-targets" in shown
+    shown = subprocess.run([*check, "--all-targets", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert len(json.loads(shown.stdout)["targets"]) == 2
 
 
 def test_answers_are_kept_in_the_verdict_cache(tmp_path):

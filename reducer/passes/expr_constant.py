@@ -102,7 +102,7 @@ def _found(src: Source) -> _Found:
         found = []
         for child in level:
             value = answers.get(nodes.get(child.id))
-            alts = _alternatives(child, value.text if value is not None and value.number is not None else None)
+            alts = _alternatives(child, value.text if value is not None and not value.structural else None)
             if alts:
                 found.append((child.start_byte, child.end_byte, alts))
         levels.append(sorted(found))

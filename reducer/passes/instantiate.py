@@ -7,6 +7,10 @@ One item turns the template into the ordinary function or class it stands for: t
 keeps only its taken branch (the other one was never instantiated and may not compile), uses
 lose their `<...>` and explicit instantiations are deleted. Deletion never gets here: the
 kernel stays a template for as long as anything instantiates it.
+
+A template explicitly instantiated with several argument lists (the fp16 and bf16 kernels of a
+run that targets one of them) first gets an item per explicit instantiation, deleting it: once
+one is left, the template can be instantiated.
 """
 from __future__ import annotations
 
@@ -136,7 +140,7 @@ class _Renderer:
         param = n.type in _NAMES and n.text in self.params.texts
         if fold and n.type in _FOLDABLE and not param and self._mentions(n):
             value = self._ask(n)
-            if value is not None and value.number is not None:
+            if value is not None and not value.structural:  # a number, a boolean, an enumerator
                 return value.text
         if param:
             parent = n.parent
@@ -220,11 +224,15 @@ class Instantiate(Pass):
                 explicit = _explicit_instantiation(node)
                 (instantiations[name] if explicit is not None else uses[name]).append(explicit or node)
         local, first = local_names(src), first_declarations(src)
-        plans = []
+        plans, keep_one = [], []
         for name, decls in definitions.items():
             if len(decls) != 1 or decls[0].type != "template_declaration":
                 continue
             sites = uses[name] + [_template_use(i) for i in instantiations[name]]
+            if not uses[name] and len({_squash(s.child_by_field_name("arguments").text) for s in sites if s}) > 1:
+                # explicitly instantiated for several kernels, of which a focused run targets one:
+                # each instantiation may go, and the one left can then be instantiated
+                keep_one += [(Edit(*line_span(src.text, i.start_byte, i.end_byte)),) for i in instantiations[name]]
             if not sites or any(s is None or inside_template(s) for s in sites):
                 continue
             args = {_squash(s.child_by_field_name("arguments").text) for s in sites}
@@ -243,7 +251,7 @@ class Instantiate(Pass):
         items = [literal_ if literal_ is not None and all(confirmations.get(q) == v for q, v in wanted.items())
                  else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
-        return items
+        return keep_one + items
 
 
 def _looked_up(text: bytes) -> set[bytes]:

@@ -31,7 +31,8 @@ _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifi
 _USES = frozenset({"template_function", "template_type", "template_method"})
 _NAMES = ("identifier", "type_identifier", "namespace_identifier")  # `T::x` scopes are namespace_identifier
 _FOLDABLE = frozenset({"field_expression", "call_expression", "binary_expression", "unary_expression",
-                       "conditional_expression", "parenthesized_expression", "identifier"})
+                       "conditional_expression", "parenthesized_expression", "identifier", "sizeof_expression",
+                       "alignof_expression", "subscript_expression", "qualified_identifier", "cast_expression"})
 _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression", "field_expression",
                          "call_expression", "parenthesized_expression", "true", "false", "type_identifier",
                          "compound_literal_expression", "qualified_identifier"})

@@ -214,3 +214,17 @@ def test_answers_are_kept_in_the_verdict_cache(tmp_path):
     other = ClangValues(clang_values(tmp_path).front_end, VerdictCache(tmp_path / "c", {**identity, "commands": []}))
     other.bind(lambda probe: GENERATED + probe)(q)
     assert other.stats.runs == 1  # another oracle identity: another key
+
+
+def test_only_expressions_that_mean_the_same_at_namespace_scope_are_asked():
+    """The probe stands at the end of the file: a name declared by a function, block, class or
+    template around the expression would mean something else there."""
+    from reducer.passes.folding import closed
+
+    text = (b"namespace n { constexpr int k = 4; struct S { int k; int f() { return k + 1; } };\n"
+            b"int g(int configs) { return configs; }\nint h() { return k * 2; }\nint i(int k) { return k * 2; } }\n")
+    src = Source(text, "cuda")
+    positions = [text.index(b"k + 1"), text.index(b"k * 2"), text.rindex(b"k * 2")]
+    nodes = [next(n for n in src.nodes() if n.start_byte == p and n.type == "binary_expression") for p in positions]
+    assert [closed(src, n.text, n) for n in nodes] == [False, True, False]  # a member, the constant, a parameter
+    assert closed(src, b"configs[2].m", nodes[1])  # `configs` is a parameter of another function only

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 # The probe's format and how its diagnostics are read: part of a stored answer's key.
-VALUES_VERSION = "probe/1"
+VALUES_VERSION = "probe/2"
 PROBE_FILE = "<gpu-reduce probe>"
-_PROBE_ERROR = re.compile(r"^" + re.escape(PROBE_FILE) + r":(\d+):\d+: error: implicit instantiation of undefined "
-                          r"template '(?:::)?__reduce_probe<(.*)>'$", re.M)
+_PROBE_ERROR = re.compile(r"^" + re.escape(PROBE_FILE) + r":(\d+)[:\d{}-]*: error: implicit instantiation of undefined "
+                          r"template '(?:::)?__reduce_probe<(.*)>'(?: \[[^]]*\])*$", re.M)
 
 
 class Query(NamedTuple):

@@ -10,7 +10,7 @@ from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
 from interestingness.metrics import METRICS, demangle
 from interestingness.predicates import DEFAULT_PREDICATE
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillOracle, focused
 
 
 def run_check(
@@ -25,11 +25,13 @@ def run_check(
     tree: Tree | None = None,
     hip_headers: str = "auto",
     init_guard: bool = True,
+    focus: bool = True,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
     `content` is built in place of the file's own bytes, as the oracle builds a candidate; with
-    `tree` it is a file set of that tree (interestingness.bundle)."""
+    `tree` it is a file set of that tree (interestingness.bundle). `targets`: the kernels a
+    reduction of the file would keep interesting (one of them with `focus`, as runs do)."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
     oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
                          hip_headers=hip_headers)
@@ -49,6 +51,7 @@ def run_check(
                         **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
                         "interesting": ok, "reason": why})
     verdicts = [k["interesting"] for k in kernels if k["selected"]]
+    showing = [k["name"] for k in kernels if k["selected"] and k["interesting"]]
     tc = oracle.toolchain
     chosen = [k["name"] for k in kernels if k["selected"]]
     init = oracle.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
@@ -68,6 +71,8 @@ def run_check(
                      for side, c in m.compiled.items()},
         "kernels": kernels,
         "init_guard": init,  # -ftrivial-auto-var-init mode -> how the selected kernels' LTO code differs, "" if not
+        "targets": list(focused(m, showing, len(names), focus)),
+        "showing_effect": showing,
     }
 
 
@@ -99,6 +104,13 @@ def format_check(report: dict[str, Any]) -> str:
         lines.append(f"  -> {'interesting' if k['interesting'] else 'not interesting: ' + k['reason']}")
     if not any(k["selected"] for k in report["kernels"]):
         lines += ["", "no kernels" + (f" matching {report['kernel_filter']}" if report["kernel_filter"] else "")]
+    names = {k["name"]: k["demangled"] for k in report["kernels"]}
+    if report.get("targets"):
+        lines += ["", "a reduction targets: " + ", ".join(names.get(t, t) for t in report["targets"])]
+        others = [k for k in report.get("showing_effect", []) if k not in report["targets"]]
+        if others:
+            lines.append(f"  (focus: one of the {len(others) + 1} kernels that show the effect; the others may be "
+                         f"deleted: {', '.join(names.get(k, k) for k in others)}; --all-targets keeps them all)")
     lines += ["", f"predicate: {report['predicate']}",
               f"verdict: {'INTERESTING' if report['interesting'] else 'not interesting'}"]
     for mode, diff in report.get("init_guard", {}).items():

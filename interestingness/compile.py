@@ -241,13 +241,26 @@ class Compiler:
         # a file set's own headers are read from its copy by relative paths: they are in the candidate
         return sorted(h for h in found if self.tree is None or os.path.isabs(h))
 
+    def diagnostics(self, content: bytes) -> str | None:
+        """Every error of a syntax-only device front-end run on `content` (no warnings, no source
+        snippets, no error limit), or None when the run failed for reasons outside the content (a
+        signal, a timeout, out of memory). reducer/values.py reads constant values from them."""
+        res = self._front_end_run(content, "-fsyntax-only", "-ferror-limit=0", "-Wno-fatal-errors", "-w",
+                                   "-fno-caret-diagnostics", "-fno-color-diagnostics", "-fdiagnostics-format=clang")
+        if res.timed_out or res.killed_by_signal or INFRA_STDERR.search(res.stderr):
+            return None
+        return res.stderr
+
     def _front_end(self, content: bytes, *args: str) -> str:
         """stderr of the device front end run with `args` on `content`, in a temp dir of its own."""
+        return self._front_end_run(content, *args).stderr
+
+    def _front_end_run(self, content: bytes, *args: str):
         cmd = [*self._device_compile(NOLTO), *args, _operand(self.file_name)]
         with tempfile.TemporaryDirectory(prefix="reduce-fe-", dir=self.tmp_parent) as d:
             self._write(Path(d), content)
             return run(cmd, cwd=Path(d), timeout=self.timeout,
-                       env=dict(self.env) | {"PATH": os.environ.get("PATH", "")}).stderr
+                       env=dict(self.env) | {"PATH": os.environ.get("PATH", "")})
 
     def _write(self, work: Path, content: bytes) -> None:
         if self.tree is None:

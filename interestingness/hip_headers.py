@@ -59,8 +59,8 @@ class HipHeaders:
     def origin(self, header: str, user_dirs: Sequence[str] = ()) -> str:
         """Who provides `header` (an absolute path read by a compile)."""
         path = os.path.realpath(header)
-        for label, roots in (("yours", user_dirs), ("ROCm", [self.rocm_include] if self.rocm_include else []),
-                             ("shim", [str(SHIM_DIR)])):
+        for label, roots in (("ROCm", [self.rocm_include] if self.rocm_include else []), ("shim", [str(SHIM_DIR)]),
+                             ("yours", user_dirs)):
             if any(_under(path, r) for r in roots):
                 return label
         return "system"

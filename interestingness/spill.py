@@ -93,6 +93,8 @@ class SpillOracle:
         self.predicate = Predicate(predicate)
         self.kernels = tuple(kernels) if kernels else None
         self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
+        # every kernel the predicate holds for on the original (targets are one of them with focus)
+        self.interesting: tuple[str, ...] | None = None
         # what the original includes from outside the candidate, set by resolve_targets
         self.headers_sha256: str | None = None
         # With the guard, a candidate may not warn of more uninitialized uses than the original
@@ -165,8 +167,9 @@ class SpillOracle:
             return True, ""
         return False, f"predicate false for {kernel}: {self.predicate.explain(lto, nolto)}"
 
-    def resolve_targets(self, original: bytes) -> SpillOracle:
-        """A copy whose targets are the kernels (named ones, or else all) the predicate holds for."""
+    def resolve_targets(self, original: bytes, focus: bool = False) -> SpillOracle:
+        """A copy whose targets are the kernels (named ones, or else all) the predicate holds for;
+        with `focus`, only one of them (`focus_target`), unless the user named several."""
         m = self.measure(original)
         for side, c in m.compiled.items():
             if not c.ok:
@@ -188,9 +191,11 @@ class SpillOracle:
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
             raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
+        interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
         lto = by_target(m.metrics[LTO], targets)
         loops = tuple(t for t in targets if self.guards["loop"] and (lto[t].get("loop_spill_ops") or 0) > 0)
         resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops)
+        resolved.interesting = interesting
         if self.guards["init"]:
             failed = resolved._init_failure(original, m.compiled[LTO].asm)
             if failed:
@@ -308,6 +313,28 @@ class SpillOracle:
         """Whether the LTO side alone settles the answer: false for one target, or true for all."""
         results = [self.predicate.evaluate(lto[t], None) for t in self.targets]
         return False in results or all(r is True for r in results)
+
+
+def focused(measurement: Measurement, interesting: Sequence[str], named: int, focus: bool) -> tuple[str, ...]:
+    """The targets of a reduction among the kernels that show the effect: all of them without
+    `focus` or when the user named several (`named` --kernel options), else one."""
+    if focus and named <= 1 and len(interesting) > 1:
+        return (focus_target(measurement, interesting),)
+    return tuple(interesting)
+
+
+def focus_target(measurement: Measurement, kernels: Sequence[str]) -> str:
+    """The one kernel a reduction keeps when several show the effect (the fp16 and bf16
+    instantiations of one template): every later test then compiles the code of one, and the
+    others' become deletable. The one with the most spill code under LTO (the strongest effect,
+    the least likely to vanish), then the fewest instructions, then the first by name."""
+    lto = measurement.metrics[LTO] or {}
+
+    def key(k: str):
+        m = lto.get(k) or {}
+        return -(m.get("spill_ops") or 0), -(m.get("vgpr_spills") or 0), m.get("instructions") or 0, k
+
+    return min(kernels, key=key)
 
 
 def base_name(mangled: str) -> str:

@@ -50,7 +50,7 @@ _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--n
              "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),
              "rename": ("--rename", "--no-rename"), "ub_guard": ("--ub-guard", "--no-ub-guard"),
              "init_guard": ("--init-guard", "--no-init-guard"), "loop_guard": ("--loop-guard", "--no-loop-guard"),
-             "format": ("--format", "--no-format")}
+             "format": ("--format", "--no-format"), "all_targets": ("--all-targets", None)}
 _CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 

@@ -52,6 +52,9 @@ class VerdictCache:
         self.max_entries, self.max_bytes = max_entries, max_bytes
         self._prefix = json.dumps({"cache": CACHE_VERSION, "oracle": identity}, sort_keys=True,
                                   default=str).encode() + b"\0"
+        # other records (the compiler's answers to reducer/values.py's probes) under keys of their own
+        self._record_prefix = json.dumps({"cache": CACHE_VERSION, "record": "front-end values", "oracle": identity},
+                                         sort_keys=True, default=str).encode() + b"\0"
         self._digest = digest or (lambda key: hashlib.sha256(key).hexdigest())
         self.collisions = 0
         self._lock = threading.RLock()
@@ -97,6 +100,32 @@ class VerdictCache:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
                              (self._digest(key), key, record, len(key) + len(record), time.time()))
+            self._evict()
+
+    @_locked
+    def get_record(self, content: bytes) -> dict | None:
+        """A record stored by `put_record` for exactly `content` (and this oracle identity)."""
+        if not self.enabled:
+            return None
+        key = self._record_prefix + content
+        digest = self._digest(key)
+        row = self._db.execute("SELECT key, verdict FROM entries WHERE digest = ?", (digest,)).fetchone()
+        if row is None or bytes(row[0]) != key:
+            self.collisions += row is not None
+            return None
+        self._db.execute("UPDATE entries SET used = ? WHERE digest = ?", (time.time(), digest))
+        return json.loads(row[1])
+
+    @_locked
+    def put_record(self, content: bytes, record: dict) -> None:
+        if not self.enabled:
+            return
+        key = self._record_prefix + content
+        value = json.dumps(record)
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
+                             (self._digest(key), key, value, len(key) + len(value), time.time()))
             self._evict()
 
     @_locked

@@ -41,9 +41,12 @@ def spill_options(f):
     """Options of the built-in spill oracle, shared by `run` and `check`."""
     f = click.option("--predicate", help="When a kernel is interesting, over lto.METRIC / nolto.METRIC "
                      f"[default: {DEFAULT_PREDICATE}].")(f)
+    f = click.option("--all-targets", is_flag=True,
+                     help="Keep every kernel that shows the effect (or that --kernel selects) a target; by default "
+                     "a reduction keeps one, the one with the most spill code, and the others become deletable.")(f)
     f = click.option("--kernel", "kernels", multiple=True,
-                     help="Target kernel: mangled name or part of the demangled one [default: every kernel "
-                     "that shows the effect in the original].")(f)
+                     help="Target kernel: mangled name or part of the demangled one [default: one kernel that "
+                     "shows the effect in the original; see --all-targets]. Two or more --kernel keep all they select.")(f)
     f = click.option("--clang", help="clang++ to use [default: $REDUCE_CLANG, /usr/lib/llvm-22/bin/clang++, PATH].")(f)
     f = click.option("--hip-headers", type=click.Choice(["auto", "rocm", "shim"]), default="auto", show_default=True,
                      help="HIP headers after your own -I/-isystem ones: a ROCm's (found by clang, or with --rocm-path "
@@ -147,7 +150,8 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         backend: str, scheduler: str | None, flatten: bool | None, include_dirs: tuple[Path, ...],
         use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
-        clang: str | None, kernels: tuple[str, ...], predicate: str | None, hip_headers: str) -> None:
+        clang: str | None, kernels: tuple[str, ...], predicate: str | None, hip_headers: str,
+        all_targets: bool) -> None:
     """Reduce FILE; the result goes to -o, never over FILE.
 
     Without --test, the built-in spill-differential oracle decides, compiling FILE with the
@@ -175,7 +179,7 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         kernels=list(kernels), predicate=predicate, time_budget=time_budget, max_tests=max_tests,
         pass_time_cap=pass_time_cap, check_repeat=check_repeat, recheck=recheck, allow_empty=allow_empty,
         ub_guard=ub_guard, init_guard=init_guard, loop_guard=loop_guard, format=format_result,
-        include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers)
+        include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers, all_targets=all_targets)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
 
@@ -249,14 +253,15 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
               help="Also build with -ftrivial-auto-var-init=zero and =pattern and show those verdicts.")
 @spill_options
 def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, init_guard: bool, clang: str | None,
-          kernels: tuple[str, ...], predicate: str | None, hip_headers: str) -> None:
+          kernels: tuple[str, ...], predicate: str | None, hip_headers: str, all_targets: bool) -> None:
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
     read_input(file)
     try:
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
-                           predicate=predicate, timeout=timeout, hip_headers=hip_headers, init_guard=init_guard)
+                           predicate=predicate, timeout=timeout, hip_headers=hip_headers, init_guard=init_guard,
+                           focus=not all_targets)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))

@@ -59,6 +59,7 @@ class Engine:
         pass_time_cap: float | None = None,
         caps: dict[int, int] | None = None,
         stall_window: int = 300,
+        values=None,
     ):
         self.evaluator = evaluator
         self.language = language
@@ -79,6 +80,9 @@ class Engine:
         # is not interesting after all, the run goes back to the newest earlier best that is.
         self.stall_window = stall_window
         self._earlier: deque[list[bytes]] = deque(maxlen=8)
+        # Constant values from the compiler (reducer/values.py), for the passes that fold: bound
+        # to each best part as the `values` of its Source. None: they use the tree evaluator.
+        self.values = values
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -110,7 +114,7 @@ class Engine:
     def _over_parts(self, schedule: Sequence[Pass]) -> None:
         for i in range(len(self.parts)):
             self._part = self.status.part = i
-            self.best = Source(self.parts[i], self._languages[i])
+            self.best = self._source(self.parts[i])
             for p in schedule:
                 self._run_pass(p)
 
@@ -188,9 +192,23 @@ class Engine:
 
     def _set_parts(self, parts: list[bytes]) -> None:
         self.parts = parts
-        self.best = Source(parts[self._part], self.best.language)
+        self.best = self._source(parts[self._part])
         self.status.size = sum(map(len, parts))
         self.on_accept(self.result())
+
+    def _source(self, text: bytes) -> Source:
+        """The part being reduced, `text`, as a Source whose `values` ask about the candidate it
+        makes (a probe goes at the end of the first part: the file, or a file set's main file)."""
+        values = None
+        if self.values is not None:
+            parts, part, join = list(self.parts), self._part, self._join
+
+            def compose(probe: bytes) -> bytes:
+                each = parts[:part] + [text] + parts[part + 1:]
+                return join([each[0] + probe, *each[1:]])
+
+            values = self.values.bind(compose)
+        return Source(text, self._languages[self._part], values=values)
 
     def _roll_back_if_broken(self) -> bool:
         """Test the best afresh; when it is not interesting (a wrong verdict was cached, or the test

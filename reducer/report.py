@@ -46,6 +46,8 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "targets": state.get("targets"),
         "guards": state.get("guards"),
         "finish": state.get("finish"),
+        "showing_effect": state.get("showing_effect"),
+        "values": state.get("values"),
         "stalls": state.get("stalls", []),
         "metrics": state.get("metrics"),
         "files": files,
@@ -88,6 +90,15 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                      + (", ".join(f"{k}: {v}" for k, v in f["hygiene"].items()) or "nothing kept") + "), "
                      + (f"{f['formatted_bytes']} bytes formatted" if f["formatted_bytes"] else "not formatted")
                      + "".join(f"; {note}" for note in f["notes"]))
+    if s.get("targets"):
+        others = [k for k in s.get("showing_effect") or [] if k not in s["targets"]]
+        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: " + ", ".join(f"`{t}`" for t in s["targets"])
+                     + (f" (focus: one of the {len(others) + 1} kernels that show the effect in the original; the "
+                        f"others, {', '.join(f'`{k}`' for k in others)}, were free to go)" if others else ""))
+    if s.get("values"):
+        v = s["values"]
+        lines.append(f"- constant values from clang: {v['runs']} front-end runs ({v['seconds']:.1f} s) this session, "
+                     f"{v['queries']} questions, {v['answered']} answered, {v['stored']} probes from the cache")
     if s["position"]:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
     if s.get("guards"):

@@ -44,6 +44,7 @@ from .lexer import count_tokens
 from .progress import Progress
 from .report import write_report
 from .source import Source, language_for
+from .values import ClangValues
 from .workdir import WorkDir, WorkDirError
 
 class RunError(Exception):
@@ -90,6 +91,7 @@ class RunConfig:
     include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
     hip_headers: str = "auto"      # built-in oracle: HIP headers after the user's (interestingness/hip_headers.py)
     format: bool = True            # hygiene and clang-format at the end, each kept when still interesting
+    all_targets: bool = False      # built-in oracle: keep every kernel that shows the effect, not one
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -228,13 +230,14 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
             raise RunError("the oracle changed since this run started (toolchain, script, headers, flags or "
                            "environment); its verdicts no longer apply: start a new run", EXIT_TEST)
         cache = _cache(config, oracle)
+        values = _values(config, oracle, cache)
         # a claim is stale once its owner could have finished both compiles of a test
         with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget,
                        stale_after=2 * config.timeout + 60, allow_empty=config.allow_empty,
                        recheck=config.recheck if config.recheck is not None else not config.builtin) as evaluator:
             ui.counters = evaluator.counters
             with ui:
-                return _Session(config, wd, state, evaluator, ui, original).run()
+                return _Session(config, wd, state, evaluator, ui, original, values).run()
     finally:
         journal.close()
         if not keep:
@@ -245,8 +248,9 @@ class _Session:
     """One session of a run: pick the start text, run the engine, record everything."""
 
     def __init__(self, config: RunConfig, wd: WorkDir, state: dict, evaluator: Evaluator, ui: Progress,
-                 original: bytes):
+                 original: bytes, values: ClangValues | None = None):
         self.config, self.wd, self.state, self.evaluator, self.ui = config, wd, state, evaluator, ui
+        self.values = values
         self.original = original
         self.tree = tree_of(state)
         # a file set's parts: its files, main first; a single file is the one part
@@ -255,6 +259,8 @@ class _Session:
         self.language = language_for(Path(config.file), self.main)
         self.earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
         self.engine: Engine | None = None
+        self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes
+        self._values_done, self._values_sweep = (0, 0.0), 0
 
     def run(self) -> int:
         config, wd, state, ui = self.config, self.wd, self.state, self.ui
@@ -277,7 +283,8 @@ class _Session:
             config.time_budget / 4 if config.time_budget else None)
         self.engine = Engine(self.evaluator, self.language, first=first, main=main_passes, last=last,
                              prefilter=config.prefilter, on_accept=self._accepted, on_event=self._event,
-                             pass_time_cap=cap, caps={int(k): v for k, v in state.get("caps", {}).items()})
+                             pass_time_cap=cap, caps={int(k): v for k, v in state.get("caps", {}).items()},
+                             values=self.values)
         output = Path(config.output)
         try:
             self._write_result(wd.read("best") or text)
@@ -393,6 +400,9 @@ class _Session:
 
     def _save(self, outcome: str = "running") -> None:
         self.state["caps"] = {str(k): v for k, v in self.engine.caps.items()}
+        if self.values is not None:  # this session's questions to the compiler, in all and per sweep
+            self._count_values(self.engine.status.sweep if self.engine.status else 0)
+            self.state["values"] = {**asdict(self.values.stats), "per_sweep": self._values_per_sweep}
         self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier),
                             "outcome": outcome})
 
@@ -408,6 +418,16 @@ class _Session:
             content = fileset.main_text(content)
         atomic_write(output, content)
 
+    def _count_values(self, sweep: int) -> None:
+        """Charge the front-end runs since the last pass began to the sweep it began in."""
+        stats = self.values.stats
+        while len(self._values_per_sweep) <= max(sweep, self._values_sweep):
+            self._values_per_sweep.append({"runs": 0, "seconds": 0.0})
+        row = self._values_per_sweep[self._values_sweep]
+        row["runs"] += stats.runs - self._values_done[0]
+        row["seconds"] = round(row["seconds"] + stats.seconds - self._values_done[1], 3)
+        self._values_done, self._values_sweep = (stats.runs, stats.seconds), sweep
+
     def _accepted(self, content: bytes) -> None:
         before = self.wd.read("best") if self.tree else None
         self._write_result(content, before)
@@ -419,6 +439,8 @@ class _Session:
 
     def _event(self, kind: str, status: Status) -> None:
         self.ui.event(kind, status)
+        if self.values is not None and kind == "pass":
+            self._count_values(status.sweep)
         if kind == "stall":
             self.ui.say(f"{self.engine.stall_window} tests in a row failed the same way; the best file, tested "
                         "again, is interesting: going on")
@@ -488,17 +510,31 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
         return oracle.with_targets(original=original, **state["oracle_settings"])
     ui.say("checking the original: building it with and without full offload LTO...")
     try:
-        oracle = oracle.resolve_targets(original)
+        oracle = oracle.resolve_targets(original, focus=not config.all_targets)
     except OracleSetupError as e:
         raise RunError(str(e), EXIT_NOT_INTERESTING) from None
-    state["targets"] = list(oracle.targets)
+    # recorded, so a resumed run keeps the same targets (focus included) and guards without building anything
+    state["targets"], state["showing_effect"] = list(oracle.targets), list(oracle.interesting)
     state["oracle_settings"] = oracle.settings()
     ui.say(f"target kernel(s): {', '.join(oracle.targets)}")
+    if len(oracle.interesting) > len(oracle.targets):
+        ui.say(f"focus: {len(oracle.interesting)} kernels show the effect; the reduction keeps this one and may delete "
+               f"the others ({', '.join(k for k in oracle.interesting if k not in oracle.targets)}); --all-targets "
+               "keeps them all")
     for why in oracle.guards_off:
         ui.say(f"note: {why}")
     state["guards"] = {"ub": config.ub_guard, "init": oracle.guards["init"], "loop": bool(oracle.loop_targets),
                        "off": oracle.guards_off}
     return oracle
+
+
+def _values(config: RunConfig, oracle, cache: VerdictCache | None) -> ClangValues | None:
+    """The compiler's answers to the folding passes' questions: the built-in oracle's own device
+    front end, flags and HIP headers included; its answers kept in the verdict cache, whose key
+    covers the oracle's identity. A script gives no compiler to ask: the tree evaluator folds."""
+    if not config.builtin:
+        return None
+    return ClangValues(oracle.compiler.diagnostics, cache)
 
 
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import functools
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import tree_sitter
 import tree_sitter_cpp
@@ -50,9 +50,14 @@ def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
 
 
 class Source:
-    def __init__(self, text: bytes, language: str):
+    """`values`, when the run has a compiler to ask, answers questions about constant values in
+    this text (reducer/values.py: `values(queries) -> {query: value}`); passes that fold use it,
+    and fall back to the tree evaluator without it."""
+
+    def __init__(self, text: bytes, language: str, values: Callable | None = None):
         self.text = text
         self.language = language
+        self.values = values
 
     @cached_property
     def tree(self) -> tree_sitter.Tree | None:

@@ -19,12 +19,14 @@ using f32x4_t = __attribute__((ext_vector_type(4))) float;
 """
 
 
-def fixpoint(pass_name: str, text: bytes) -> tuple[bytes, int]:
+def fixpoint(pass_name: str, text: bytes, values=None) -> tuple[bytes, int]:
     """Apply the first item that shrinks the file, as the engine would accept it, until there is
-    none; the result and the number of items applied. No step may add a parse error."""
+    none; the result and the number of items applied. No step may add a parse error. With
+    `values` (a reducer.values.ClangValues), the pass asks the compiler for constant values."""
     steps = 0
     while True:
-        items = REGISTRY[pass_name].items(Source(text, "cuda"), 0) or []
+        ask = values.bind(lambda probe, text=text: text + probe) if values is not None else None
+        items = REGISTRY[pass_name].items(Source(text, "cuda", ask), 0) or []
         new = next((c for c in (apply(text, item) for item in items) if len(c) < len(text)), None)
         if new is None:
             return text, steps

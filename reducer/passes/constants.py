@@ -16,8 +16,9 @@ from ..edits import Edit, Item, line_span
 from ..source import Source
 from .aliases import declaration_counts, scoped_ok, uses
 from .base import Pass
-from .consteval import ConstEval, literal
-from .instantiate import local_names
+from .consteval import literal
+from .folding import Query, ask, closed, scope_of
+from .instantiate import inside_template, local_names
 from .syntax import spaced
 
 _INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")
@@ -41,7 +42,7 @@ class Constants(Pass):
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        counts, ev, local, items = declaration_counts(src.root), None, None, []
+        counts, local, found = declaration_counts(src.root), None, []
         for node in src.nodes():
             if node.type not in ("declaration", "field_declaration") or node.has_error:
                 continue
@@ -58,15 +59,53 @@ class Constants(Pass):
                 name, value = decl, node.child_by_field_name("default_value")
             if value is None or name.type not in ("identifier", "field_identifier"):
                 continue
-            ev = ev or ConstEval(src)
-            folded = ev.eval(value, {})
-            if not isinstance(folded, (int, bool)):
+            found.append((node, type_, name, _queries(src, node, type_, name, value)))
+        answers = ask(src, [q for *_, queries in found for q in queries])
+        items = []
+        for node, type_, name, queries in found:
+            folded = next((answers[q].number for q in queries if q in answers and answers[q].number is not None), None)
+            if folded is None:
                 continue
             text = typed_literal(type_.text, folded)
             local = local if local is not None else local_names(src)
-            found = uses(src, name.text, node, counts)
-            if text is None or not found or not scoped_ok(node, text, local):
+            uses_ = uses(src, name.text, node, counts)
+            if text is None or not uses_ or not scoped_ok(node, text, local):
                 continue
             items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)),
-                          *(spaced(src.text, s, e, text) for s, e in found)))
+                          *(spaced(src.text, s, e, text) for s, e in uses_)))
         return items
+
+
+def _queries(src: Source, node: Node, type_: Node, name: Node, value: Node) -> list[Query]:
+    """The constant's value: by its name where it is a namespace or class member (`S::kTileM`),
+    and its initialiser converted to its type, if that looks up nothing local."""
+    scope, out = scope_of(node), []
+    qualified = _qualified_name(node, name.text)
+    if qualified is not None:
+        out.append(Query(qualified, scope))
+    if value.type == "initializer_list":  # `constexpr int k{4};`
+        value = value.named_children[0] if len(value.named_children) == 1 else None
+    if value is not None and closed(src, value.text, node):
+        out.append(Query(value.text, scope, type_.text))
+    return out
+
+
+def _qualified_name(node: Node, name: bytes) -> bytes | None:
+    """`name` as seen from its namespace: itself at namespace scope, `A::B::name` in classes A
+    and B (not templates); None for a local."""
+    parts = [name]
+    parent = node.parent
+    while parent is not None and parent.type not in ("translation_unit", "declaration_list"):
+        if parent.type == "field_declaration_list":
+            cls = parent.parent
+            cls_name = cls.child_by_field_name("name") if cls is not None else None
+            if cls_name is None or cls_name.type != "type_identifier" or inside_template(cls):
+                return None
+            parts.insert(0, cls_name.text)
+            parent = cls.parent
+        elif parent.type in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
+                             "field_declaration", "declaration"):
+            parent = parent.parent
+        else:
+            return None
+    return b"::".join(parts) if parent is not None else None

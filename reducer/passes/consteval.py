@@ -2,9 +2,11 @@
 structs built from (positional or designated) initializer lists, table lookups `configs[N]`,
 fields, one-line `constexpr` member functions, enumerators and `constexpr` scalars.
 
-Transforms use it to turn `C.tile_m()` or `configs[45].rep_m` into the literal the compiler
-would compute, which is what makes an instantiated template *smaller* than the template.
-Anything it does not know evaluates to None and is left as written.
+It answers the folding passes' questions (folding.py) when the run has no compiler to ask: a
+`--test` script's run, or a pass used on its own. With the built-in oracle, clang answers them
+(reducer/values.py), and folds what this cannot: tables made by constexpr functions, loops,
+nested structs, `sizeof`, any member function. Anything it does not know evaluates to None and
+is left as written.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import NamedTuple
 from tree_sitter import Node
 
 from ..source import Source
+from ..values import Answers, Query, Value
 from .syntax import elements
 
 _INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uUlL]*$")
@@ -248,3 +251,32 @@ def _binary(op: str, a, b):
     if not all(isinstance(v, (int, bool)) for v in (a, b)) or op not in _OPS:
         return None
     return _OPS[op](a, b)
+
+
+class TreeValues:
+    """The folding passes' questions answered by the tree evaluator: each query's expression is
+    parsed and evaluated against the file's declarations (its scope is ignored); a value of a
+    `bool` query is converted to bool, class-type values have no literal here."""
+
+    def __init__(self, src: Source):
+        self.ev = ConstEval(src)
+
+    @classmethod
+    def of(cls, src: Source) -> "TreeValues":
+        return _tree_values(src)
+
+    def __call__(self, queries: list[Query]) -> Answers:
+        out = {}
+        for q in queries:
+            value = self.ev.eval(expression(q.expr), {})
+            if q.type == b"bool" and isinstance(value, int):
+                value = bool(value)
+            text = literal(value)
+            if text is not None:
+                out[q] = Value(text, value)
+        return out
+
+
+@functools.lru_cache(maxsize=2)
+def _tree_values(src: Source) -> TreeValues:
+    return TreeValues(src)

@@ -11,6 +11,7 @@ one expression.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -18,8 +19,8 @@ from ..edits import Edit, Item, line_span
 from ..source import Source
 from .aliases import declaration_counts, uses
 from .base import Pass
-from .consteval import ConstEval, literal
 from .constants import int_type, typed_literal
+from .folding import Query, ask, closed, scope_of
 from .inline import written_at
 from .syntax import spaced
 
@@ -55,21 +56,27 @@ class ExprConstant(Pass):
     needs_tree = True
 
     def items(self, src: Source, round: int) -> list[Item] | None:
-        if round == 0:
-            return _known_values(src) if src.root is not None else None
-        by_depth = _candidates(src)
-        depth, alt = divmod(round - 1, _ALTERNATIVES)
-        if depth >= len(by_depth):
+        if src.root is None:
             return None
-        return [(spaced(src.text, s, e, alts[alt]),) for s, e, alts in by_depth[depth] if alt < len(alts)]
+        found = _found(src)
+        if round == 0:
+            return found.known
+        depth, alt = divmod(round - 1, _ALTERNATIVES)
+        if depth >= len(found.by_depth):
+            return None
+        return [(spaced(src.text, s, e, alts[alt]),) for s, e, alts in found.by_depth[depth] if alt < len(alts)]
+
+
+class _Found(NamedTuple):
+    known: list[Item]  # round 0
+    by_depth: list[list[tuple[int, int, list[bytes]]]]  # per depth: (start, end, shorter replacements)
 
 
 @functools.lru_cache(maxsize=1)
-def _candidates(src: Source) -> list[list[tuple[int, int, list[bytes]]]]:
-    """Per depth, the value-position expressions as (start, end, shorter replacements)."""
-    if src.root is None:
-        return []
-    ev, by_depth = ConstEval(src), []
+def _found(src: Source) -> _Found:
+    """The items of every round, computed once per file version: the values they need are asked
+    in one question."""
+    nodes, by_depth = {}, []
     stack: list[tuple[Node, int]] = [(src.root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -80,32 +87,42 @@ def _candidates(src: Source) -> list[list[tuple[int, int, list[bytes]]]]:
             below = depth
             if child.type in _EXPRESSIONS and not child.has_error and (
                     (node.type, field) in _VALUE_AT or field is None and (node.type, None) in _VALUE_AT):
-                alts = _alternatives(ev, child)
-                if alts:
-                    while len(by_depth) <= depth:
-                        by_depth.append([])
-                    by_depth[depth].append((child.start_byte, child.end_byte, alts))
+                while len(by_depth) <= depth:
+                    by_depth.append([])
+                by_depth[depth].append(child)
+                if len(child.text) > 1 and closed(src, child.text, child):
+                    nodes[child.id] = Query(child.text, scope_of(child))
                 below += 1
             if child.type not in _OPAQUE:
                 stack.append((child, below))
+    declarations = _declarations(src)
+    answers = ask(src, [*nodes.values(), *(q for *_, q in declarations)])
+    levels = []
     for level in by_depth:
-        level.sort()
-    return by_depth
+        found = []
+        for child in level:
+            value = answers.get(nodes.get(child.id))
+            alts = _alternatives(child, value.text if value is not None and not value.structural else None)
+            if alts:
+                found.append((child.start_byte, child.end_byte, alts))
+        levels.append(sorted(found))
+    while levels and not levels[-1]:
+        levels.pop()
+    return _Found(_known_values(src, declarations, answers), levels)
 
 
-def _alternatives(ev: ConstEval, node: Node) -> list[bytes]:
-    folded = ev.eval(node, {})
+def _alternatives(node: Node, folded: bytes | None) -> list[bytes]:
     out = []
-    for text in (literal(folded) if isinstance(folded, (int, bool)) else None, b"0", b"1"):
+    for text in (folded, b"0", b"1"):
         if text is not None and text not in out and len(text) < len(node.text):
             out.append(text)
     return out
 
 
-def _known_values(src: Source) -> list[Item]:
-    """A non-const integer variable initialised with a foldable constant and never written: its
-    uses become the value and its declaration goes (const ones are `constants`' work)."""
-    counts, ev, items = declaration_counts(src.root), None, []
+def _declarations(src: Source) -> list[tuple[Node, Node, Node, Query]]:
+    """Non-const integer variables with a single initialiser that looks up nothing local:
+    (declaration, type, name, the question of the initialiser's value)."""
+    out = []
     for node in src.nodes():
         if node.type != "declaration" or node.has_error or node.parent.type not in (
                 "compound_statement", "translation_unit", "declaration_list"):
@@ -117,12 +134,23 @@ def _known_values(src: Source) -> list[Item]:
         if type_ is None or not int_type(type_) or len(decls) != 1 or decls[0].type != "init_declarator":
             continue
         name, value = decls[0].child_by_field_name("declarator"), decls[0].child_by_field_name("value")
-        if name is None or name.type != "identifier" or value is None:
+        if name is None or name.type != "identifier" or value is None or not closed(src, value.text, node):
             continue
-        ev = ev or ConstEval(src)
-        folded = ev.eval(value, {})
-        text = typed_literal(type_.text, folded) if isinstance(folded, (int, bool)) else None
-        found = uses(src, name.text, node, counts) if text is not None else None
+        out.append((node, type_, name, Query(value.text, scope_of(node), type_.text)))
+    return out
+
+
+def _known_values(src: Source, declarations: list, answers: dict) -> list[Item]:
+    """A non-const integer variable initialised with a constant and never written: its uses
+    become the value and its declaration goes (const ones are `constants`' work)."""
+    counts, items = None, []
+    for node, type_, name, query in declarations:
+        value = answers.get(query)
+        text = typed_literal(type_.text, value.number) if value is not None and value.number is not None else None
+        if text is None:
+            continue
+        counts = counts if counts is not None else declaration_counts(src.root)
+        found = uses(src, name.text, node, counts)
         if not found or any(written_at(src.text, s, e) for s, e in found):
             continue
         start, end = line_span(src.text, node.start_byte, node.end_byte)

@@ -7,6 +7,10 @@ One item turns the template into the ordinary function or class it stands for: t
 keeps only its taken branch (the other one was never instantiated and may not compile), uses
 lose their `<...>` and explicit instantiations are deleted. Deletion never gets here: the
 kernel stays a template for as long as anything instantiates it.
+
+A template explicitly instantiated with several argument lists (the fp16 and bf16 kernels of a
+run that targets one of them) first gets an item per explicit instantiation, deleting it: once
+one is left, the template can be instantiated.
 """
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from ..edits import Edit, Item, apply, line_span
 from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
-from .consteval import ConstEval, expression, literal
+from .consteval import expression
+from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .syntax import elements, simple_name, spaced
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
@@ -26,9 +31,11 @@ _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifi
 _USES = frozenset({"template_function", "template_type", "template_method"})
 _NAMES = ("identifier", "type_identifier", "namespace_identifier")  # `T::x` scopes are namespace_identifier
 _FOLDABLE = frozenset({"field_expression", "call_expression", "binary_expression", "unary_expression",
-                       "conditional_expression", "parenthesized_expression", "identifier"})
+                       "conditional_expression", "parenthesized_expression", "identifier", "sizeof_expression",
+                       "alignof_expression", "subscript_expression", "qualified_identifier", "cast_expression"})
 _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression", "field_expression",
-                         "call_expression", "parenthesized_expression", "true", "false", "type_identifier"})
+                         "call_expression", "parenthesized_expression", "true", "false", "type_identifier",
+                         "compound_literal_expression", "qualified_identifier"})
 
 
 def _entity(decl: Node) -> Node | None:
@@ -56,21 +63,55 @@ def _squash(text: bytes) -> bytes:
     return b" ".join(text.split())
 
 
+class _Params:
+    """A template's parameters bound to one argument list: each name's argument text (a default
+    with the earlier parameters substituted), the type parameters, and the non-type ones'
+    declared types (None for `auto` or a type naming another parameter)."""
+
+    def __init__(self, texts: dict[bytes, bytes], types: set[bytes], declared: dict[bytes, bytes | None]):
+        self.texts, self.types, self.declared = texts, types, declared
+
+    def substitute(self, text: bytes) -> bytes:
+        """`text` with the parameters it looks up replaced by their arguments."""
+        toks, out, pos = tokenize(text), [], 0
+        for i, t in enumerate(toks):
+            name = text[t.start:t.end]
+            before = text[toks[i - 1].start:toks[i - 1].end] if i else b""
+            if t.kind == "ident" and name in self.texts and before not in (b"::", b".", b"->"):
+                out += [text[pos:t.start], self.argument(name, True)]
+                pos = t.end
+        return b"".join(out) + text[pos:]
+
+    def argument(self, name: bytes, as_expression: bool) -> bytes:
+        text = self.texts[name]
+        if not as_expression or name in self.types:
+            return text
+        arg = expression(text)
+        return text if arg is None or arg.type in _SIMPLE_ARG else b"(" + text + b")"
+
+
 class _Renderer:
-    """Text of a node with the template parameters of `env` replaced."""
+    """Text of a node with the template parameters replaced. An expression that mentions one
+    becomes its value when `answers` has it (else its parts are tried), a parameter alone its
+    value or else its argument's text; `if constexpr` keeps its taken branch. With `answers`
+    None, rendering only collects the questions it would ask, in `queries`."""
 
-    def __init__(self, src: Source, ev: ConstEval, values: dict, texts: dict, types: set):
-        self.src, self.ev, self.values, self.texts, self.types = src, ev, values, texts, types
+    def __init__(self, src: Source, params: _Params, scope: tuple[bytes, ...], answers: dict | None,
+                 values: dict[bytes, Value], structural: bool = False):
+        self.src, self.params, self.scope, self.answers = src, params, scope, answers
+        self.values = values  # parameter -> its value (class-type ones used only with `structural`)
+        self.structural = structural
+        self.queries: list[Query] = []
 
-    def render(self, start: int, end: int, nodes: list[Node]) -> bytes:
-        edits = [Edit(e.start - start, e.end - start, e.replacement) for n in nodes for e in self._edits(n)]
+    def render(self, start: int, end: int, nodes: list[Node], fold: bool = True) -> bytes:
+        edits = [Edit(e.start - start, e.end - start, e.replacement) for n in nodes for e in self._edits(n, fold)]
         return apply(self.src.text[start:end], edits)
 
-    def _edits(self, root: Node) -> list[Edit]:
+    def _edits(self, root: Node, fold: bool) -> list[Edit]:
         edits, stack = [], [root]
         while stack:
             n = stack.pop()
-            replacement = self._replacement(n)
+            replacement = self._replacement(n, fold)
             if replacement is None:
                 stack.extend(n.children)
             else:
@@ -79,31 +120,46 @@ class _Renderer:
 
     def _mentions(self, node: Node) -> bool:
         if node.type in _NAMES:
-            return node.text in self.texts
+            return node.text in self.params.texts
         return any(self._mentions(c) for c in node.named_children)
 
-    def _replacement(self, n: Node) -> bytes | None:
-        if n.type == "if_statement" and any(c.type == "constexpr" for c in n.children):
+    def _ask(self, node: Node, type_: bytes | None = None) -> Value | None:
+        """The value of an expression of the template's body, or None (when collecting: None,
+        and the question is noted)."""
+        closed_text = self.render(node.start_byte, node.end_byte, [node], fold=False)
+        if not closed(self.src, closed_text, node):
+            return None
+        query = Query(closed_text, self.scope, type_)
+        if self.answers is None:
+            self.queries.append(query)
+            return None
+        return self.answers.get(query)
+
+    def _replacement(self, n: Node, fold: bool) -> bytes | None:
+        if fold and n.type == "if_statement" and any(c.type == "constexpr" for c in n.children):
             return self._fold_if(n)
-        if n.type in _FOLDABLE and self._mentions(n):
-            value = literal(self.ev.eval(n, self.values))
-            if value is not None:
-                return value
-        if n.type in _NAMES and n.text in self.texts:
+        param = n.type in _NAMES and n.text in self.params.texts
+        if fold and n.type in _FOLDABLE and not param and self._mentions(n):
+            value = self._ask(n)
+            if value is not None and not value.structural:  # a number, a boolean, an enumerator
+                return value.text
+        if param:
             parent = n.parent
             if parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("name") == n:
                 return None
-            text = self.texts[n.text]
-            arg = expression(text) if n.type == "identifier" and n.text not in self.types else None
-            return text if arg is None or arg.type in _SIMPLE_ARG else b"(" + text + b")"
+            value = self.values.get(n.text) if fold else None
+            if value is not None and (value.number is not None or self.structural):
+                return value.text
+            return self.params.argument(n.text, n.type == "identifier")
         return None
 
     def _fold_if(self, n: Node) -> bytes | None:
         cond = n.child_by_field_name("condition")
-        value = self.ev.eval(cond.named_children[-1] if cond is not None and cond.named_children else None, self.values)
-        if not isinstance(value, (bool, int)):
+        cond = cond.named_children[-1] if cond is not None and cond.named_children else None
+        value = self._ask(cond, b"bool") if cond is not None else None
+        if value is None or not isinstance(value.number, (bool, int)):
             return None
-        branch = n.child_by_field_name("consequence" if value else "alternative")
+        branch = n.child_by_field_name("consequence" if value.number else "alternative")
         if branch is not None and branch.type == "else_clause":
             branch = branch.named_children[-1] if branch.named_children else None
         if branch is None:
@@ -111,38 +167,38 @@ class _Renderer:
         return self.render(branch.start_byte, branch.end_byte, [branch])
 
 
-def _bind(ev: ConstEval, params: list[Node], args: list[Node]) -> tuple[dict, dict, set] | None:
-    """Parameter name -> folded value, and -> argument text, and the type parameters' names;
-    None when the lists do not match."""
+def _bind(params: list[Node], args: list[Node]) -> _Params | None:
+    """The parameters bound to the arguments; None when the lists do not match."""
     if len(args) > len(params):
         return None
-    values, texts, types = {}, {}, set()
+    bound = _Params({}, set(), {})
     for i, p in enumerate(params):
         if p.type in ("parameter_declaration", "optional_parameter_declaration"):
             name = p.child_by_field_name("declarator")
             given = args[i].text if i < len(args) else None
             default = p.child_by_field_name("default_value")
-            text = given if given is not None else default.text if default is not None else None
+            text = given if given is not None else bound.substitute(default.text) if default is not None else None
             if text is None or name is not None and name.type != "identifier":
                 return None
             if name is None:  # `template <int>`: nothing can refer to it
                 continue
-            value = ev.eval(expression(text), values)
-            if value is not None:
-                values[name.text] = value
-            texts[name.text] = text
+            type_ = p.child_by_field_name("type")
+            declared = type_.text if type_ is not None else None
+            if declared is not None and (b"auto" in lookups(declared) or lookups(declared) & set(bound.texts)):
+                declared = None
+            bound.texts[name.text], bound.declared[name.text] = text, declared
         elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
             name = p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
             default = p.child_by_field_name("default_type")
-            text = args[i].text if i < len(args) else default.text if default is not None else None
+            text = args[i].text if i < len(args) else bound.substitute(default.text) if default is not None else None
             if text is None:
                 return None
             if name is not None:
-                texts[name.text] = text
-                types.add(name.text)
+                bound.texts[name.text] = text
+                bound.types.add(name.text)
         else:
             return None  # variadic and template template parameters
-    return values, texts, types
+    return bound
 
 
 class Instantiate(Pass):
@@ -168,25 +224,35 @@ class Instantiate(Pass):
                     and node.parent.type not in ("struct_specifier", "class_specifier"):  # a specialisation's name
                 explicit = _explicit_instantiation(node)
                 (instantiations[name] if explicit is not None else uses[name]).append(explicit or node)
-        ev, local, first = None, local_names(src), first_declarations(src)
-        items = []
+        local, first = local_names(src), first_declarations(src)
+        plans, keep_one = [], []
         for name, decls in definitions.items():
             if len(decls) != 1 or decls[0].type != "template_declaration":
                 continue
             sites = uses[name] + [_template_use(i) for i in instantiations[name]]
+            if not uses[name] and len({_squash(s.child_by_field_name("arguments").text) for s in sites if s}) > 1:
+                # explicitly instantiated for several kernels, of which a focused run targets one:
+                # each instantiation may go, and the one left can then be instantiated
+                keep_one += [(Edit(*line_span(src.text, i.start_byte, i.end_byte)),) for i in instantiations[name]]
             if not sites or any(s is None or inside_template(s) for s in sites):
                 continue
             args = {_squash(s.child_by_field_name("arguments").text) for s in sites}
             if len(args) != 1 or names_local(next(iter(args)), local) \
                     or not _declared_before(first, next(iter(args)), decls[0].start_byte):
                 continue
-            ev = ev or ConstEval(src)
-            item = _instantiate(src, ev, decls[0], sites[-1], uses[name], instantiations[name],
-                                specialisations[name], next(iter(args)))
-            if item is not None:
-                items.append(item)
+            plan = _Plan(src, decls[0], sites[-1], uses[name], instantiations[name], specialisations[name],
+                         next(iter(args)))
+            if plan.chosen is not None or plan.params is not None:
+                plans.append(plan)
+        # every value any of them needs, in one question; a structural literal one would use is
+        # confirmed by a second (clang prints an enum field as a number: that does not compile back)
+        answers = ask(src, [q for plan in plans for q in plan.queries()])
+        choices = [plan.item(answers) for plan in plans]
+        confirmations = ask(src, [q for _, _, wanted in choices for q in wanted])
+        items = [literal_ if literal_ is not None and all(confirmations.get(q) == v for q, v in wanted.items())
+                 else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
-        return items
+        return keep_one + items
 
 
 def _looked_up(text: bytes) -> set[bytes]:
@@ -252,34 +318,87 @@ def _template_use(inst: Node) -> Node | None:
     return None
 
 
-def _instantiate(src: Source, ev: ConstEval, decl: Node, site: Node, uses: list[Node],
-                 instantiations: list[Node], specialisations: list[Node], args: bytes) -> Item | None:
-    """The primary template becomes the entity for `args`, or, when an explicit specialisation
-    for `args` exists, that one does; the other specialisations go (a plain class cannot have any)."""
-    chosen = next((sp for sp in specialisations
-                   if _squash(sp.child_by_field_name("name").child_by_field_name("arguments").text) == args), None)
-    edits = [Edit(*line_span(src.text, sp.parent.start_byte, sp.parent.end_byte)) for sp in specialisations
-             if sp is not chosen]
-    if chosen is not None:
-        name = chosen.child_by_field_name("name")
-        edits.append(Edit(*line_span(src.text, decl.start_byte, decl.end_byte)))
-        edits.append(Edit(chosen.parent.start_byte, chosen.parent.end_byte,
-                          src.text[chosen.start_byte:name.start_byte] + name.child_by_field_name("name").text
-                          + src.text[name.end_byte:chosen.parent.end_byte]))
-    else:
-        bound = _bind(ev, elements(decl.child_by_field_name("parameters")), elements(site.child_by_field_name("arguments")))
-        if bound is None:
-            return None
+class _Plan:
+    """One template instantiated for `args`: the primary template becomes the entity for them,
+    or, when an explicit specialisation for `args` exists, that one does; the other
+    specialisations go (a plain class cannot have any). `queries` are the values it needs,
+    `item` makes the edit from the answers."""
+
+    def __init__(self, src: Source, decl: Node, site: Node, uses: list[Node], instantiations: list[Node],
+                 specialisations: list[Node], args: bytes):
+        self.src, self.decl, self.uses, self.instantiations = src, decl, uses, instantiations
+        self.specialisations = specialisations
+        self.chosen = next((sp for sp in specialisations
+                            if _squash(sp.child_by_field_name("name").child_by_field_name("arguments").text) == args),
+                           None)
+        self.params = None if self.chosen is not None else _bind(
+            elements(decl.child_by_field_name("parameters")), elements(site.child_by_field_name("arguments")))
+        self.scope = scope_of(decl)
+
+    def _parameter_queries(self) -> dict[bytes, Query]:
+        """A question per non-type parameter: its argument's value, as its declared type."""
+        p = self.params
+        return {name: Query(text, self.scope, p.declared[name], structural=p.declared[name] is not None)
+                for name, text in p.texts.items() if name not in p.types and closed(self.src, text, self.decl)}
+
+    def _renderer(self, answers: dict | None, structural: bool = False) -> _Renderer:
+        values = {} if answers is None else {name: answers[q] for name, q in self._parameter_queries().items()
+                                              if q in answers}
+        return _Renderer(self.src, self.params, self.scope, answers, values, structural)
+
+    def queries(self) -> list[Query]:
+        if self.params is None:
+            return []
+        renderer = self._renderer(None)
+        self._render(renderer)
+        return [*self._parameter_queries().values(), *renderer.queries]
+
+    def _render(self, renderer: _Renderer) -> list[Edit]:
+        src, decl = self.src, self.decl
         entity = _entity(decl)
-        renderer = _Renderer(src, ev, *bound)
         if entity.type == "alias_declaration":  # an alias template: each use becomes the type
             type_ = entity.child_by_field_name("type")
             value = renderer.render(type_.start_byte, type_.end_byte, [type_])
-            return tuple(sorted([*edits, Edit(*line_span(src.text, decl.start_byte, decl.end_byte)),
-                                 *(spaced(src.text, u.start_byte, u.end_byte, value) for u in uses)]))
-        edits.append(Edit(decl.start_byte, decl.end_byte, renderer.render(entity.start_byte, decl.end_byte, [entity])))
-    edits += [spaced(src.text, u.start_byte, u.end_byte, u.child_by_field_name("name").text) for u in uses]
-    edits += [Edit(*line_span(src.text, i.start_byte, i.end_byte)) for i in instantiations]
-    return tuple(sorted(edits))
+            return [Edit(*line_span(src.text, decl.start_byte, decl.end_byte)),
+                    *(spaced(src.text, u.start_byte, u.end_byte, value) for u in self.uses)]
+        return [Edit(decl.start_byte, decl.end_byte, renderer.render(entity.start_byte, decl.end_byte, [entity])),
+                *self._unuse()]
+
+    def _unuse(self) -> list[Edit]:
+        """Uses lose their `<...>`, explicit instantiations go."""
+        src = self.src
+        return [*(spaced(src.text, u.start_byte, u.end_byte, u.child_by_field_name("name").text) for u in self.uses),
+                *(Edit(*line_span(src.text, i.start_byte, i.end_byte)) for i in self.instantiations)]
+
+    def item(self, answers: dict) -> tuple[Item, Item | None, dict[Query, Value]]:
+        """The item with every parameter used whole as its argument's text, and the one with the
+        class-type ones as their structural literals when that is smaller, which holds only if
+        each question of the dict gets its value back (the literal compiles as it came)."""
+        src = self.src
+        edits = [Edit(*line_span(src.text, sp.parent.start_byte, sp.parent.end_byte)) for sp in self.specialisations
+                 if sp is not self.chosen]
+        if self.chosen is not None:
+            chosen, name = self.chosen, self.chosen.child_by_field_name("name")
+            edits.append(Edit(*line_span(src.text, self.decl.start_byte, self.decl.end_byte)))
+            edits.append(Edit(chosen.parent.start_byte, chosen.parent.end_byte,
+                              src.text[chosen.start_byte:name.start_byte] + name.child_by_field_name("name").text
+                              + src.text[name.end_byte:chosen.parent.end_byte]))
+            return tuple(sorted(edits + self._unuse())), None, {}
+        # A parameter used whole (`Shape<C>`) takes its argument's text (`configs[120]`), or its
+        # structural literal (`Config{4, 4, 2}`), which no longer needs the table, when that
+        # makes the smaller item: a literal copied into every use would make the next link of a
+        # chain grow instead of shrink, and the chain ends with every field folded anyway.
+        renderer = self._renderer(answers)
+        plain = edits + self._render(renderer)
+        literal_, wanted = None, {}
+        if any(v.structural for v in renderer.values.values()):
+            candidate = edits + self._render(self._renderer(answers, structural=True))
+            if _growth(candidate) < _growth(plain):
+                literal_ = tuple(sorted(candidate))
+                wanted = {confirmation(q, answers[q]): answers[q] for q in self._parameter_queries().values()
+                          if q in answers and answers[q].structural}
+        return tuple(sorted(plain)), literal_, wanted
 
 
+def _growth(edits: list[Edit]) -> int:
+    return sum(len(e.replacement) - (e.end - e.start) for e in edits)

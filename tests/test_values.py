@@ -1,0 +1,230 @@
+"""Constant values from the compiler (reducer/values.py) and the target-kernel focus, with clang 22:
+no mocks. Library code builds its config tables in constexpr functions; only the compiler can
+fold those, and it answers every question of a pass in one front-end run."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, needs_clang22
+from transforms import PRELUDE, fixpoint, mfma_counts
+
+from interestingness.check import format_check
+from interestingness.compile import Compiler, prepare_flags
+from interestingness.spill import SpillOracle
+from interestingness.toolchain import find_toolchain
+from reducer.passes import REGISTRY
+from reducer.source import Source
+from reducer.values import ClangValues, Query, parse_value
+
+pytestmark = needs_clang22
+
+# A table as libraries write it: "spreads" expanded by loops in a constexpr function, designated
+# initialisers, nested structs, constexpr member functions. The tree evaluator folds none of it.
+GENERATED = PRELUDE + b"""#include <array>
+namespace conv {
+struct Spread { int waves_m, waves_n; };
+struct Tile { int m, n; };
+struct Config {
+  Spread spread;
+  Tile tile;
+  int stages = 2;
+  bool swizzle = false;
+  constexpr int ring_depth() const { return stages * (swizzle ? 2 : 1); }
+  constexpr int reps() const { return tile.m / (16 * spread.waves_m); }
+};
+constexpr Spread kSpreads[] = {{1, 1}, {2, 1}, {2, 2}};
+constexpr auto make_configs() {
+  std::array<Config, 12> out{};
+  int k = 0;
+  for (const Spread& s : kSpreads)
+    for (int m = 32; m <= 64; m *= 2)
+      for (int sw = 0; sw < 2; ++sw)
+        out[k++] = Config{.spread = s, .tile = {.m = m * s.waves_m, .n = 32}, .stages = 2 + sw, .swizzle = sw == 1};
+  return out;
+}
+constexpr auto configs = make_configs();
+
+template <Config C> __global__ void kern(const bf16x8_t* in, f32x4_t* out) {
+  f32x4_t acc = {};
+#pragma unroll
+  for (int r = 0; r < C.reps() * C.ring_depth(); ++r)
+    acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[threadIdx.x + r * C.tile.m], in[threadIdx.x], acc, 0, 0, 0);
+  if constexpr (C.swizzle) out[threadIdx.x ^ 1] = acc; else { static_assert(C.tile.n == 32); out[threadIdx.x] = acc; }
+}
+template <Config C> void launch(const bf16x8_t* in, f32x4_t* out) { kern<C><<<1, 64>>>(in, out); }
+template void launch<configs[9]>(const bf16x8_t*, f32x4_t*);
+}
+"""
+
+
+def clang_values(tmp: Path) -> ClangValues:
+    """The service as runs.py builds it, from a compiler with the oracle's command line."""
+    flags, _ = prepare_flags(["-std=gnu++20"], tmp)
+    return ClangValues(Compiler(find_toolchain(), flags, "t.hip", str(tmp), timeout=120).diagnostics)
+
+
+def test_a_generated_table_folds_to_the_instantiated_entry(tmp_path):
+    values = clang_values(tmp_path)
+    text, steps = fixpoint("instantiate", GENERATED, values)
+    body = text[len(PRELUDE):]
+    # configs[9]: spread {2, 2}, tile.m 32 * 2 = 64, stages 3, swizzle: reps 2, ring_depth 6
+    assert steps == 2 and b"template" not in body, body.decode()
+    assert b"r < 12;" in body and b"r * 64]" in body and b"out[threadIdx.x ^ 1] = acc;" in body
+    assert b"static_assert" not in body and b"kern<<<1, 64>>>" in body
+    assert mfma_counts(text) == mfma_counts(GENERATED) == [12]
+    # one front-end run per enumeration, however many questions
+    assert values.stats.runs <= steps + 1 and values.stats.queries > values.stats.runs
+    # nothing refers to the table any more: `unused` takes it, and its generator after it
+    out, _ = fixpoint("unused", text)
+    assert b"configs" not in out and b"make_configs" not in out and b"kSpreads" not in out
+    assert mfma_counts(out) == [12]
+
+
+def test_values_come_from_clang_not_the_tree_evaluator(tmp_path):
+    """Without the compiler (a script oracle's run) the tree evaluator cannot bind `configs[9]`:
+    the kernel stays a template. With it, every question of the pass is answered in one run."""
+    text, _ = fixpoint("instantiate", GENERATED)
+    assert b"template <Config C> __global__ void kern" in text and b"C.reps() * C.ring_depth()" in text
+    values = clang_values(tmp_path)
+    ask = values.bind(lambda probe: GENERATED + probe)
+    ns = (b"conv",)
+    q = [Query(b"configs[9].ring_depth()", ns), Query(b"sizeof(double)"), Query(b"configs[3].swizzle", ns),
+         Query(b"configs[9].tile.m * 2 - 200", ns), Query(b"threadIdx.x"), Query(b"configs[12].stages", ns),
+         Query(b"undeclared + 1"), Query(b"(unsigned short)70000"), Query(b"'a' + 1"), Query(b"configs[9]", ns)]
+    answers = ask(q)
+    assert values.stats.runs == 1
+    assert {a.expr: v.text for a, v in answers.items()} == {
+        b"configs[9].ring_depth()": b"6", b"sizeof(double)": b"8UL", b"configs[3].swizzle": b"true",
+        b"configs[9].tile.m * 2 - 200": b"(-72)", b"(unsigned short)70000": b"((unsigned short)4464)", b"'a' + 1": b"98"}
+    # not constant, out of bounds, undeclared: no answer; a class-type value only when asked for one
+    assert ask([Query(b"configs[9]", ns, b"Config", structural=True)])[
+        Query(b"configs[9]", ns, b"Config", structural=True)].text == b"Config{{2, 2}, {64, 32}, 3, true}"
+    assert ask(q) == answers and values.stats.runs == 2  # asked again: from memory
+
+
+# The argument names its entry by a lookup longer than the entry's literal: the plain function
+# gets the literal, which compiles as a template argument and frees the table.
+LOOKUP = GENERATED.replace(b"constexpr auto configs = make_configs();\n", b"""constexpr auto configs = make_configs();
+constexpr Config config_for_waves_and_tile_m(int waves, int m, bool swizzle) {
+  for (const Config& c : configs)
+    if (c.spread.waves_m * c.spread.waves_n == waves && c.tile.m == m && c.swizzle == swizzle) return c;
+  return configs[0];
+}
+""").replace(b"launch<configs[9]>", b"launch<config_for_waves_and_tile_m(4, 64, true)>")
+
+
+def test_a_class_type_argument_becomes_a_structural_literal_that_compiles(tmp_path):
+    items = REGISTRY["instantiate"].items(Source(LOOKUP, "cuda", clang_values(tmp_path).bind(lambda p: LOOKUP + p)), 0)
+    assert len(items) == 1
+    from reducer.edits import apply
+
+    text = apply(LOOKUP, items[0])
+    assert b"void launch(const bf16x8_t* in, f32x4_t* out) { kern<Config{{2, 2}, {64, 32}, 3, true}><<<1, 64>>>" in text
+    assert mfma_counts(text) == [12]
+    out, _ = fixpoint("unused", fixpoint("instantiate", text, clang_values(tmp_path))[0])
+    assert b"configs" not in out and b"template" not in out[len(PRELUDE):] and mfma_counts(out) == [12]
+    # clang prints an enum field as its number, which does not compile back: the text stays
+    enum = LOOKUP.replace(b"  bool swizzle = false;", b"  bool swizzle = false;\n  enum class Order { row, col } order = Order::col;")
+    values = clang_values(tmp_path)
+    items = REGISTRY["instantiate"].items(Source(enum, "cuda", values.bind(lambda p: enum + p)), 0)
+    assert b"kern<config_for_waves_and_tile_m(4, 64, true)><<<" in apply(enum, items[0])
+    assert values.stats.runs == 2  # the answers, then the literal asked back: it does not compile
+
+
+def test_printed_values_become_literals():
+    assert parse_value("128") == (b"128", 128, False) and parse_value("-3L").text == b"(-3L)"
+    assert parse_value("true").number is True and parse_value("'z'").number == 122
+    assert parse_value("(unsigned char)'\\xc8'") == (b"((unsigned char)'\\xc8')", 200, False)
+    assert parse_value("lib::Kind::B").text == b"lib::Kind::B" and parse_value("(lib::Kind)7").text == b"((lib::Kind)7)"
+    assert parse_value("Config{1, {2, true}}").structural
+    for inexact in ("1.500000e+00", "Config{1, 2.500000e-01}", "(anonymous namespace)::K::a", "&configs[2]",
+                    "-2147483648"):
+        assert parse_value(inexact) is None, inexact
+
+
+# Two instantiations of one kernel template show the effect (here: scratch on both sides).
+TWO = b"""#include <hip/hip_runtime.h>
+template <int W> __global__ void gather(float* a, const float* b, int n) {
+  int i = threadIdx.x;
+  float p[64];
+  for (int j = 0; j < 64; j++) p[j] = b[j * n + i] * W;
+  a[i] = p[(int)a[i] & 63];
+}
+template __global__ void gather<2>(float*, const float*, int);
+template __global__ void gather<3>(float*, const float*, int);
+"""
+SCRATCH = "lto.scratch_ops > 0 and nolto.scratch_ops > 0"
+
+
+def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
+    oracle = SpillOracle("k.hip", [], None, SCRATCH, tmp_dir=tmp_path, cwd=tmp_path)
+    every = oracle.resolve_targets(TWO)
+    focused = oracle.resolve_targets(TWO, focus=True)
+    assert len(every.targets) == 2 and focused.interesting == every.targets
+    assert focused.targets == ("_Z6gatherILi2EEvPfPKfi",)  # equal spill code: the first by name
+    # `instantiate` offers each explicit instantiation of a template used with several argument lists
+    from reducer.edits import apply
+
+    items = REGISTRY["instantiate"].items(Source(TWO, "cuda"), 0)
+    assert len(items) == 2
+    one = apply(TWO, items[1])
+    assert b"gather<3>" not in one and focused.test(one).interesting and not every.test(one).interesting
+    # the only instantiation left makes a plain kernel, which the oracle still follows
+    plain, _ = fixpoint("instantiate", one)
+    assert b"template" not in plain and focused.test(plain).interesting
+
+
+def test_a_run_targets_one_kernel_and_deletes_the_other(tmp_path):
+    (tmp_path / "k.hip").write_bytes(TWO)
+    run = [sys.executable, "-m", "reducer.cli", "k.hip", "--passes", "instantiate", "--predicate", SCRATCH, "-j", "1",
+           "--no-cache", "--check-repeat", "1", "-q", "--"]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    result = (tmp_path / "k.reduced.hip").read_bytes()
+    assert b"template" not in result and result.count(b"__global__") == 1, result.decode()
+    state = json.loads((tmp_path / "k.reduced.hip.work" / "state.json").read_text())
+    assert state["targets"] == ["_Z6gatherILi2EEvPfPKfi"] and len(state["showing_effect"]) == 2
+    report = (tmp_path / "k.reduced.hip.work" / "report.md").read_text()
+    assert "focus: one of the 2 kernels" in report and "constant values from clang" in report
+    # `reduce check` names the kernel a reduction targets (with --all-targets: both, as resolve_targets)
+    check = [sys.executable, "-m", "reducer.cli", "check", "k.hip", "--predicate", SCRATCH, "--json"]
+    shown = json.loads(subprocess.run(check, cwd=tmp_path, capture_output=True, text=True, env=env).stdout)
+    assert shown["targets"] == state["targets"] and shown["showing_effect"] == state["showing_effect"]
+    text = format_check(shown)
+    assert "a reduction targets: void gather<2>(float*, float const*, int)" in text and "--all-targets" in text
+
+
+def test_answers_are_kept_in_the_verdict_cache(tmp_path):
+    """A resumed run replays the engine from the start: its questions are answered from the
+    cache, under a key holding the oracle's identity and the probed text, with no front-end run."""
+    from reducer.cache import VerdictCache
+
+    identity = {"oracle": "test", "commands": ["clang", "-std=gnu++20"]}
+    first = ClangValues(clang_values(tmp_path).front_end, VerdictCache(tmp_path / "c", identity))
+    q = [Query(b"configs[9].ring_depth()", (b"conv",)), Query(b"sizeof(long)")]
+    answers = first.bind(lambda probe: GENERATED + probe)(q)
+    assert first.stats.runs == 1 and len(answers) == 2
+    again = ClangValues(lambda text: pytest.fail("no front-end run"), VerdictCache(tmp_path / "c", identity))
+    assert again.bind(lambda probe: GENERATED + probe)(q) == answers and again.stats.stored == 1
+    other = ClangValues(clang_values(tmp_path).front_end, VerdictCache(tmp_path / "c", {**identity, "commands": []}))
+    other.bind(lambda probe: GENERATED + probe)(q)
+    assert other.stats.runs == 1  # another oracle identity: another key
+
+
+def test_only_expressions_that_mean_the_same_at_namespace_scope_are_asked():
+    """The probe stands at the end of the file: a name declared by a function, block, class or
+    template around the expression would mean something else there."""
+    from reducer.passes.folding import closed
+
+    text = (b"namespace n { constexpr int k = 4; struct S { int k; int f() { return k + 1; } };\n"
+            b"int g(int configs) { return configs; }\nint h() { return k * 2; }\nint i(int k) { return k * 2; } }\n")
+    src = Source(text, "cuda")
+    positions = [text.index(b"k + 1"), text.index(b"k * 2"), text.rindex(b"k * 2")]
+    nodes = [next(n for n in src.nodes() if n.start_byte == p and n.type == "binary_expression") for p in positions]
+    assert [closed(src, n.text, n) for n in nodes] == [False, True, False]  # a member, the constant, a parameter
+    assert closed(src, b"configs[2].m", nodes[1])  # `configs` is a parameter of another function only

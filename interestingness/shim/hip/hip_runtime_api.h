@@ -197,6 +197,19 @@ typedef enum hipFuncCache_t {
 #define hipDeviceMapHost 0x8
 #define hipStreamPerThread ((hipStream_t)2)
 
+// (The parameter names of these historical declarations are shielded from user macros.)
+#pragma push_macro("grid")
+#undef grid
+#pragma push_macro("block")
+#undef block
+#pragma push_macro("shmem")
+#undef shmem
+#pragma push_macro("stream")
+#undef stream
+#pragma push_macro("f")
+#undef f
+#pragma push_macro("args")
+#undef args
 // Host side of `<<<...>>>`: declarations only, device-only compiles never call them.
 extern "C" hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, unsigned long shmem = 0,
                                                  hipStream_t stream = nullptr);
@@ -204,6 +217,12 @@ extern "C" hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, unsigne
                                                 hipStream_t* stream);
 extern "C" hipError_t hipLaunchKernel(const void* f, dim3 grid, dim3 block, void** args,
                                       unsigned long shmem, hipStream_t stream);
+#pragma pop_macro("grid")
+#pragma pop_macro("block")
+#pragma pop_macro("shmem")
+#pragma pop_macro("stream")
+#pragma pop_macro("f")
+#pragma pop_macro("args")
 
 extern "C" {
 // errors

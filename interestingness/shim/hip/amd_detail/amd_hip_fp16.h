@@ -117,8 +117,8 @@ struct __half2 {
     _Float16_2 data;
   };
   __half2() = default;
-  __HOST_DEVICE__ constexpr __half2(const __half2_raw& __r) : data{__r.data} {}
-  __HOST_DEVICE__ constexpr __half2(_Float16_2 __v) : data{__v} {}
+  __HOST_DEVICE__ __half2(const __half2_raw& __r) : data{__r.data} {}
+  __HOST_DEVICE__ __half2(_Float16_2 __v) : data{__v} {}
   __HOST_DEVICE__ constexpr __half2(const __half& __a, const __half& __b)
       : data{static_cast<__half_raw>(__a).data, static_cast<__half_raw>(__b).data} {}
   __HOST_DEVICE__ __half2& operator=(const __half2_raw& __r) {

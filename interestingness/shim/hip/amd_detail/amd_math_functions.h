@@ -30,6 +30,38 @@
 #if __has_include(<__clang_hip_libdevice_declares.h>) && __has_include(<__clang_hip_math.h>) && \
     __has_include(<__clang_hip_cmath.h>) && !defined(__CLANG_HIP_RUNTIME_WRAPPER_INCLUDED__)
 
+// clang's headers use plain names (T, a, val, bits, ...) that a user's macro would break; in a
+// real build they are read before the user's code, here they are shielded.
+#pragma push_macro("T")
+#undef T
+#pragma push_macro("a")
+#undef a
+#pragma push_macro("b")
+#undef b
+#pragma push_macro("c")
+#undef c
+#pragma push_macro("s")
+#undef s
+#pragma push_macro("val")
+#undef val
+#pragma push_macro("bits")
+#undef bits
+#pragma push_macro("sign")
+#undef sign
+#pragma push_macro("exponent")
+#undef exponent
+#pragma push_macro("mantissa")
+#undef mantissa
+#pragma push_macro("quiet")
+#undef quiet
+#pragma push_macro("ieee_float")
+#undef ieee_float
+#pragma push_macro("ieee_double")
+#undef ieee_double
+#pragma push_macro("addr")
+#undef addr
+#pragma push_macro("beg")
+#undef beg
 #include <__clang_hip_libdevice_declares.h>
 
 #define __HIP_SHIM_PRIVATE __attribute__((opencl_private))
@@ -495,5 +527,20 @@ __HIP_SHIM_OCML_DIRECTED(rtz)
 #undef FP_SUBNORMAL
 #undef FP_NORMAL
 #endif
+#pragma pop_macro("T")
+#pragma pop_macro("a")
+#pragma pop_macro("b")
+#pragma pop_macro("c")
+#pragma pop_macro("s")
+#pragma pop_macro("val")
+#pragma pop_macro("bits")
+#pragma pop_macro("sign")
+#pragma pop_macro("exponent")
+#pragma pop_macro("mantissa")
+#pragma pop_macro("quiet")
+#pragma pop_macro("ieee_float")
+#pragma pop_macro("ieee_double")
+#pragma pop_macro("addr")
+#pragma pop_macro("beg")
 
 #endif

@@ -73,6 +73,91 @@ __device__ static inline unsigned int __urhadd(unsigned int __x, unsigned int __
   return (unsigned)(((unsigned long long)__x + __y + 1) >> 1);
 }
 
+// Type conversions: bit casts, and float/double/integer conversions with a rounding suffix
+// (_rn nearest even, _rz toward zero, _rd toward -inf, _ru toward +inf).
+__device__ static inline int __float_as_int(float __x) { return __builtin_bit_cast(int, __x); }
+__device__ static inline unsigned int __float_as_uint(float __x) { return __builtin_bit_cast(unsigned int, __x); }
+__device__ static inline float __int_as_float(int __x) { return __builtin_bit_cast(float, __x); }
+__device__ static inline float __uint_as_float(unsigned int __x) { return __builtin_bit_cast(float, __x); }
+__device__ static inline long long int __double_as_longlong(double __x) { return __builtin_bit_cast(long long, __x); }
+__device__ static inline double __longlong_as_double(long long int __x) { return __builtin_bit_cast(double, __x); }
+__device__ static inline int __double2hiint(double __x) { return (int)(__builtin_bit_cast(unsigned long long, __x) >> 32); }
+__device__ static inline int __double2loint(double __x) { return (int)__builtin_bit_cast(unsigned long long, __x); }
+__device__ static inline double __hiloint2double(int __hi, int __lo) {
+  return __builtin_bit_cast(double, ((unsigned long long)(unsigned)__hi << 32) | (unsigned)__lo);
+}
+
+// One representable value up (toward +inf) or down, for a finite or infinite __f.
+template <class _F, class _U>
+__device__ inline _F __hip_shim_step(_F __f, bool __up) {
+  if (__f == 0) return __up ? __builtin_bit_cast(_F, (_U)1) : -__builtin_bit_cast(_F, (_U)1);
+  _U __b = __builtin_bit_cast(_U, __f);
+  __b += ((__f > 0) == __up) ? (_U)1 : (_U)-1;
+  return __builtin_bit_cast(_F, __b);
+}
+// __f is the nearest rounding of an exact value; __cmp is the sign of (__f - exact); __mode is
+// 1 (toward zero), 2 (down) or 3 (up).
+template <class _F, class _U>
+__device__ inline _F __hip_shim_directed(_F __f, int __cmp, int __mode) {
+  if (__cmp == 0 || __f != __f) return __f;
+  bool __down = __mode == 2 ? __cmp > 0 : (__mode == 3 ? false : (__cmp > 0 && __f > 0));
+  bool __up = __mode == 3 ? __cmp < 0 : (__mode == 2 ? false : (__cmp < 0 && __f < 0));
+  return (__down || __up) ? __hip_shim_step<_F, _U>(__f, __up) : __f;
+}
+// Sign of (__f - __x) for an integer-valued __f obtained by converting __x.
+template <class _F, class _Int>
+__device__ inline int __hip_shim_cmp_int(_F __f, _Int __x) {
+  const _F __limit = (_F)2 * (_F)(1ull << (sizeof(_Int) * 8 - 2)) * (_Int(-1) < _Int(0) ? 1 : 2);
+  if (__f >= __limit) return 1;
+  _Int __back = (_Int)__f;
+  return __back > __x ? 1 : (__back < __x ? -1 : 0);
+}
+#define __HIP_SHIM_INT2FP(__name, __Int, __F, __U)                                                           \
+  __device__ static inline __F __name##_rn(__Int __x) { return (__F)__x; }                                  \
+  __device__ static inline __F __name##_rz(__Int __x) {                                                      \
+    return __hip_shim_directed<__F, __U>((__F)__x, __hip_shim_cmp_int((__F)__x, __x), 1);                   \
+  }                                                                                                          \
+  __device__ static inline __F __name##_rd(__Int __x) {                                                      \
+    return __hip_shim_directed<__F, __U>((__F)__x, __hip_shim_cmp_int((__F)__x, __x), 2);                   \
+  }                                                                                                          \
+  __device__ static inline __F __name##_ru(__Int __x) {                                                      \
+    return __hip_shim_directed<__F, __U>((__F)__x, __hip_shim_cmp_int((__F)__x, __x), 3);                   \
+  }
+__HIP_SHIM_INT2FP(__int2float, int, float, unsigned int)
+__HIP_SHIM_INT2FP(__uint2float, unsigned int, float, unsigned int)
+__HIP_SHIM_INT2FP(__ll2float, long long int, float, unsigned int)
+__HIP_SHIM_INT2FP(__ull2float, unsigned long long int, float, unsigned int)
+__HIP_SHIM_INT2FP(__ll2double, long long int, double, unsigned long long)
+__HIP_SHIM_INT2FP(__ull2double, unsigned long long int, double, unsigned long long)
+#undef __HIP_SHIM_INT2FP
+__device__ static inline double __int2double_rn(int __x) { return __x; }
+__device__ static inline double __uint2double_rn(unsigned int __x) { return __x; }
+#define __HIP_SHIM_D2F(__sfx, __mode)                                                                         \
+  __device__ static inline float __double2float_##__sfx(double __x) {                                       \
+    float __f = (float)__x;                                                                                  \
+    int __cmp = (double)__f > __x ? 1 : ((double)__f < __x ? -1 : 0);                                        \
+    return __hip_shim_directed<float, unsigned int>(__f, __cmp, __mode);                                     \
+  }
+__device__ static inline float __double2float_rn(double __x) { return (float)__x; }
+__HIP_SHIM_D2F(rz, 1)
+__HIP_SHIM_D2F(rd, 2)
+__HIP_SHIM_D2F(ru, 3)
+#undef __HIP_SHIM_D2F
+#define __HIP_SHIM_FP2INT(__name, __F, __Int, __rint, __floor, __ceil)                                        \
+  __device__ static inline __Int __name##_rn(__F __x) { return (__Int)__rint(__x); }                        \
+  __device__ static inline __Int __name##_rz(__F __x) { return (__Int)__x; }                                \
+  __device__ static inline __Int __name##_rd(__F __x) { return (__Int)__floor(__x); }                       \
+  __device__ static inline __Int __name##_ru(__F __x) { return (__Int)__ceil(__x); }
+__HIP_SHIM_FP2INT(__float2int, float, int, __builtin_rintf, __builtin_floorf, __builtin_ceilf)
+__HIP_SHIM_FP2INT(__float2uint, float, unsigned int, __builtin_rintf, __builtin_floorf, __builtin_ceilf)
+__HIP_SHIM_FP2INT(__float2ll, float, long long int, __builtin_rintf, __builtin_floorf, __builtin_ceilf)
+__HIP_SHIM_FP2INT(__float2ull, float, unsigned long long int, __builtin_rintf, __builtin_floorf, __builtin_ceilf)
+__HIP_SHIM_FP2INT(__double2int, double, int, __builtin_rint, __builtin_floor, __builtin_ceil)
+__HIP_SHIM_FP2INT(__double2uint, double, unsigned int, __builtin_rint, __builtin_floor, __builtin_ceil)
+__HIP_SHIM_FP2INT(__double2ll, double, long long int, __builtin_rint, __builtin_floor, __builtin_ceil)
+__HIP_SHIM_FP2INT(__double2ull, double, unsigned long long int, __builtin_rint, __builtin_floor, __builtin_ceil)
+#undef __HIP_SHIM_FP2INT
+
 // Lane masks of the current wavefront.
 __device__ inline unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
 __device__ inline unsigned long long __lanemask_lt() { return __ballot(1) & ((1ull << __lane_id()) - 1ull); }

@@ -10,7 +10,8 @@
 //
 // Simplified: ROCm builds several of these on device-library (ockl) functions; here they are
 // clang builtins or a few instructions, with the same results (__syncthreads_count & co. use a
-// block-wide counter in LDS). Device assert traps without printing. No __fns, no __named_sync,
+// block-wide counter in LDS). Device assert traps without printing; device printf compiles to
+// calls into the (absent) device library. No __fns, no __named_sync,
 // no hardware-register queries (__smid & co.).
 #ifndef HIP_INCLUDE_HIP_AMD_DETAIL_DEVICE_FUNCTIONS_H
 #define HIP_INCLUDE_HIP_AMD_DETAIL_DEVICE_FUNCTIONS_H
@@ -194,6 +195,11 @@ __device__ inline int __syncthreads_and(int __pred) {
   return (unsigned)__hip_shim_block_count(__pred) == __n;
 }
 __device__ inline int __syncthreads_or(int __pred) { return __hip_shim_block_count(__pred) != 0; }
+
+// Device printf, declared as ROCm declares it. clang lowers a call to the hostcall protocol, calls
+// into ROCm's device library (__ockl_printf_begin & co.); with no device library here those calls
+// stay external calls in the assembly (ROCm would inline them), and nothing prints.
+extern "C" __device__ int printf(const char*, ...);
 
 // Device-side assert and abort: glibc's assert() calls __assert_fail, a host function; these are
 // device overloads, as ROCm's (whose __assert_fail prints the message first; this one only traps).

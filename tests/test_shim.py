@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from conftest import CLANG, ROOT, needs_clang22
-from interestingness.compile import LTO, NOLTO, SHIM_DIR, SIDES
+from interestingness.compile import LTO, NOLTO, SIDES
 from interestingness.spill import SpillOracle
 
 pytestmark = needs_clang22
 
+SHIM_DIR = ROOT / "interestingness" / "shim"
 CORPUS = sorted((ROOT / "corpora" / "rocm_style").glob("*.hip"))
 HEADERS = sorted(p.relative_to(SHIM_DIR).as_posix() for p in (SHIM_DIR / "hip").rglob("*.h"))
 PUBLIC = ["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_vector_types.h", "hip/hip_fp16.h",

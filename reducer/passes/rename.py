@@ -25,7 +25,11 @@ from ..source import Source, walk
 from .base import Pass
 from .syntax import simple_name
 
-_SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "shim" / "hip" / "hip_runtime.h"
+_SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "shim" / "hip"
+# the shim's core: what hip_runtime.h held before the headers were split (qualifiers, launch
+# bounds, threadIdx & co., dim3, hipError_t, hipStream_t, the launch declarations) and the API
+# built around it; the fp16/bf16/fp8/math headers' internal names are not the user's to avoid
+_SHIM_CORE = ("hip_runtime.h", "hip_runtime_api.h", "amd_detail/host_defines.h")
 _IDENT = re.compile(rb"^[A-Za-z_][A-Za-z0-9_]*$")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # directives whose words are not (only) this file's names: `#if X`, `#include <tile/x.h>`, `#pragma`
@@ -49,8 +53,11 @@ _DECLARES = {
 
 @functools.lru_cache(maxsize=1)
 def _shim_names() -> frozenset[bytes]:
-    text = _SHIM.read_bytes() if _SHIM.exists() else b""
-    return frozenset(text[t.start:t.end] for t in tokenize(text) if t.kind == "ident")
+    names: set[bytes] = set()
+    for path in (_SHIM / name for name in _SHIM_CORE):
+        text = path.read_bytes() if path.exists() else b""
+        names.update(text[t.start:t.end] for t in tokenize(text) if t.kind == "ident")
+    return frozenset(names)
 
 
 def _declared(root: Node) -> tuple[set[bytes], set[bytes]]:

@@ -67,12 +67,24 @@ class VerdictCache:
                 raise OSError(f"refusing a symlink planted as the verdict cache: {path}")
         # one connection shared by the threads of a process (reduce ir's verdict server), one at a time
         self._db = sqlite3.connect(database, timeout=60, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._use_wal(deadline=time.monotonic() + 60)
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")
         self._db.execute("CREATE INDEX IF NOT EXISTS by_use ON entries(used)")
         self._db.execute("CREATE TABLE IF NOT EXISTS claims (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)")
+
+    def _use_wal(self, deadline: float) -> None:
+        """Switch to WAL (persistent: once per database). SQLite refuses the switch at once, without its busy
+        handler, while another process holds the new database, so two runs starting together retry it."""
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @_locked
     def get(self, content: bytes) -> Verdict | None:

@@ -25,18 +25,20 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
     original = wd.read("original") or b""
     start = wd.read("start") or original
     best = wd.read("best") or start
+    final = wd.read("final") or best  # what the user gets: the reduced text after hygiene and clang-format
     counters = state.get("counters", {})
     files = None
     if state.get("tree"):  # a file set: sizes per file, and the totals of its files' texts
-        files = sizes(original, best)
-        original, start, best = map(bundle.joined, (original, start, best))
+        files = sizes(original, final)
+        original, start, best, final = map(bundle.joined, (original, start, best, final))
     return {
         "file": config["file"],
         "output": config["output"],
         "oracle": "script " + config["script"] if config.get("script") else "built-in spill differential",
         "outcome": state.get("outcome", "not started"),
-        "bytes": {"original": len(original), "start": len(start), "result": len(best)},
-        "tokens": {"original": count_tokens(original), "start": count_tokens(start), "result": count_tokens(best)},
+        "bytes": {"original": len(original), "start": len(start), "reduced": len(best), "result": len(final)},
+        "tokens": {"original": count_tokens(original), "start": count_tokens(start), "reduced": count_tokens(best),
+                   "result": count_tokens(final)},
         "tests": counters.get("tests_total", 0),
         "counters": counters,
         "wall_seconds": counters.get("elapsed", 0.0),
@@ -71,9 +73,10 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"- outcome: **{s['outcome']}**",
         f"- oracle: {s['oracle']}",
         f"- result: `{s['output']}`", "",
-        f"| | original | start{'' if s.get('files') else ' (flattened)'} | result |", "|---|---|---|---|",
-        f"| bytes | {b['original']} | {b['start']} | {b['result']} |",
-        f"| tokens | {t['original']} | {t['start']} | {t['result']} |", "",
+        f"| | original | start{'' if s.get('files') else ' (flattened)'} | reduced | result (finished) |",
+        "|---|---|---|---|---|",
+        f"| bytes | {b['original']} | {b['start']} | {b['reduced']} | {b['result']} |",
+        f"| tokens | {t['original']} | {t['start']} | {t['reduced']} | {t['result']} |", "",
         *_files_table(s),
         f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)",
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
@@ -85,7 +88,7 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     ]
     if s.get("finish"):
         f = s["finish"]
-        lines.append(f"- finishing (after the reduction; sizes above are of the reduced text): "
+        lines.append(f"- finishing (after the reduction): "
                      f"{f['reduced_bytes']} -> {f['after_hygiene_bytes']} bytes by hygiene ("
                      + (", ".join(f"{k}: {v}" for k, v in f["hygiene"].items()) or "nothing kept") + "), "
                      + (f"{f['formatted_bytes']} bytes formatted" if f["formatted_bytes"] else "not formatted")

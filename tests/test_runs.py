@@ -129,7 +129,7 @@ def test_report_has_sizes_passes_and_a_plot(tmp_path):
     summary = json.loads((workdir / "summary.json").read_text())
     assert summary["outcome"] == "done" and summary["bytes"]["result"] == len((tmp_path / "case.reduced.c").read_bytes())
     assert summary["tests"] == journal_lines(workdir)  # candidates, re-checks and stability checks
-    assert sum(p["bytes_removed"] for p in summary["per_pass"].values()) == summary["bytes"]["original"] - summary["bytes"]["result"]
+    assert sum(p["bytes_removed"] for p in summary["per_pass"].values()) == summary["bytes"]["original"] - summary["bytes"]["reduced"]
 
 
 def test_json_progress_lines(tmp_path):

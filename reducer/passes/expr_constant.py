@@ -52,13 +52,14 @@ _ALTERNATIVES = 3
 
 class ExprConstant(Pass):
     name = "expr-constant"
+    summary = "replace an expression by its folded value, 0 or 1; a never-written variable by its value"
     needs_tree = True
 
-    def items(self, src: Source, round: int) -> list[Item] | None:
-        if round == 0:
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        if level == 0:
             return _known_values(src) if src.root is not None else None
         by_depth = _candidates(src)
-        depth, alt = divmod(round - 1, _ALTERNATIVES)
+        depth, alt = divmod(level - 1, _ALTERNATIVES)
         if depth >= len(by_depth):
             return None
         return [(spaced(src.text, s, e, alts[alt]),) for s, e, alts in by_depth[depth] if alt < len(alts)]

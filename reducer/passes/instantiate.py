@@ -147,6 +147,7 @@ def _bind(ev: ConstEval, params: list[Node], args: list[Node]) -> tuple[dict, di
 
 class Instantiate(Pass):
     name = "instantiate"
+    summary = "turn a template used with one argument list into the plain function or class"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

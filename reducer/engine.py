@@ -51,7 +51,7 @@ class PassBug:
     level: int
     stage: str            # "items" or "apply"
     text: bytes           # the part's text the pass was given
-    edits: list[tuple[int, int, bytes]]  # for "apply": the chunk's edits (start, end, replacement)
+    edits: list           # for "apply": the chunk's edits (Edit(start, end, replacement), if well made)
     traceback: str
     replayed: bool = False  # a resumed run met it again at the recorded point
 
@@ -210,17 +210,17 @@ class Engine:
     def _items(self, p: Pass, level: int, clock: "_PassClock") -> list[Item] | None:
         clock.replay_bug()
         try:
-            return p.items(self.best, level)
+            items = p.items(self.best, level)
+            return None if items is None else list(items)
         except Exception:  # the pass's bug, not the run's: it is reported and the pass dropped
             raise _Broken("items", level, self.best.text, [], traceback.format_exc()) from None
 
     def _apply(self, level: int, text: bytes, chunk: list[Item]) -> bytes:
-        edits = list(chain.from_iterable(chunk))
         try:
-            return apply(text, edits)
-        except Exception:
-            raise _Broken("apply", level, text, [(e.start, e.end, e.replacement) for e in edits],
-                          traceback.format_exc()) from None
+            return apply(text, chain.from_iterable(chunk))
+        except Exception:  # the edits as the pass made them, whatever they are
+            edits = [e for item in chunk for e in (item if isinstance(item, tuple) else [item])]
+            raise _Broken("apply", level, text, edits, traceback.format_exc()) from None
 
     def _drop(self, p: Pass, run: int, searches: int, broken: "_Broken") -> None:
         """Drop `p` for the rest of the run and report the bug."""
@@ -330,7 +330,7 @@ class _Capped(Exception):
 class _Broken(Exception):
     """A pass raised (its traceback is kept), or a replay reached the point where one did."""
 
-    def __init__(self, stage: str, level: int, text: bytes, edits: list[tuple[int, int, bytes]], trace: str,
+    def __init__(self, stage: str, level: int, text: bytes, edits: list, trace: str,
                  searches: int | None = None):
         super().__init__(stage)
         self.stage, self.level, self.text, self.edits, self.traceback = stage, level, text, edits, trace

@@ -418,9 +418,7 @@ class _Session:
             "pass": f"{bug.pass_name}\n".encode(),
             "traceback.txt": bug.traceback.encode(),
             f"input{Path(name).suffix}": bug.text,
-            **({"edits.json": (json.dumps([{"start": s, "end": e, "replacement": r.decode("utf-8", "backslashreplace")}
-                                           for s, e, r in bug.edits], indent=1) + "\n").encode()}
-               if bug.stage == "apply" else {}),
+            **({"edits.json": _edits_json(bug.edits)} if bug.stage == "apply" else {}),
             "README.md": _bug_readme(bug, name, stage).encode(),
         })
         self.pass_bugs[bug.number] = {"number": bug.number, "pass": bug.pass_name, "run": bug.run,
@@ -465,6 +463,18 @@ def _per_pass(status: Status, earlier: dict[str, dict], earlier_tests: dict[str,
         per_pass[name] = {**asdict(y), "tests": y.tests + max(earlier_tests.get(name, 0), before.get("tests", 0)),
                           "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
     return per_pass
+
+
+def _edits_json(edits: list) -> bytes:
+    """The chunk's edits as the broken pass made them: whatever they hold is shown, never trusted."""
+    def shown(edit: Any) -> Any:
+        if not (isinstance(edit, tuple) and len(edit) == 3):
+            return repr(edit)
+        start, end, replacement = edit
+        if isinstance(replacement, bytes):
+            replacement = replacement.decode("utf-8", "backslashreplace")
+        return {"start": start, "end": end, "replacement": replacement}
+    return (json.dumps([shown(e) for e in edits], indent=1, default=repr) + "\n").encode()
 
 
 def _bug_readme(bug: PassBug, name: str, stage: str) -> str:

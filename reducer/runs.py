@@ -416,7 +416,7 @@ class _Session:
         stage = "enumerating its items" if bug.stage == "items" else "applying its items"
         self.wd.write_pass_bug(bug.number, {
             "pass": f"{bug.pass_name}\n".encode(),
-            "traceback.txt": bug.traceback.encode(),
+            "traceback.txt": bug.traceback.encode("utf-8", "replace"),
             f"input{Path(name).suffix}": bug.text,
             **({"edits.json": _edits_json(bug.edits)} if bug.stage == "apply" else {}),
             "README.md": _bug_readme(bug, name, stage).encode(),
@@ -426,6 +426,7 @@ class _Session:
                                       "error": bug.error, "dir": str(where)}
         self.ui.say(f"BUG in pass {bug.pass_name} ({bug.error}) while {stage} on {name}: the pass is dropped for the "
                     f"rest of the run; its input and traceback are in {where}/")
+        self.ui.event("pass-bug", self.engine.status)
         self._save()
 
     def _event(self, kind: str, status: Status) -> None:

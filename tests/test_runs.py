@@ -293,3 +293,5 @@ def test_reduce_passes_lists_the_schedule_in_order_then_the_rest():
         if line.startswith("  "):
             name, summary = line.split(None, 1)
             assert summary == passes.REGISTRY[name].summary and summary
+    readme = (ROOT / "README.md").read_text()
+    assert "\n".join(("  " + line) if line else "" for line in lines) in readme  # the README shows it as it is

@@ -53,8 +53,8 @@ def catalogue() -> str:
     (what `reduce passes` prints)."""
     width = max(map(len, REGISTRY)) + 2
     lines = ["The default schedule: the first passes once, then sweeps of the main passes until one removes",
-             "nothing, then the last passes once. --skip-passes takes passes out of it; --passes replaces",
-             "the main passes."]
+             "nothing, then the last passes once. --skip-passes takes passes out of it; --passes runs only",
+             "the passes it names, swept as the main passes."]
     for title, names in (("first", FIRST), ("main", MAIN), ("last", LAST)):
         lines += ["", f"{title}:"] + [f"  {n:<{width}}{REGISTRY[n].summary}" for n in names]
     scheduled = {*FIRST, *MAIN, *LAST}

@@ -9,11 +9,13 @@ and work directory.
 A case is a corpus directory: one with `test.sh` is reduced with that script (hip_syntax's needs
 HIP_SHIM, which is set), one with `flags` with the built-in spill oracle. With --time-budget
 both variants stop at that much wall time, so a spill case that does not finish is compared at
-equal time; sizes at the checkpoints of --at (seconds) come from each run's size history.
+equal time; sizes at the checkpoints of --at (seconds) come from each run's size history. With
+--then, each variant stopped by the budget is resumed at once (`reduce resume --time-budget`)
+with that new total, as an overnight run is: its first session's pass time caps stay.
 
     PYTHONPATH=. /work/main/.venv/bin/python benchmarks/adaptive_sweeps.py corpora/cxx_diag corpora/hip_syntax -j 2
     PYTHONPATH=. /work/main/.venv/bin/python benchmarks/adaptive_sweeps.py corpora/wgrad_c121_pos -j 2 \\
-        --time-budget 40m --at 600 1200 1800
+        --time-budget 90m --then 4h --at 600 1200 2400 3600 5400
 """
 from __future__ import annotations
 
@@ -44,16 +46,20 @@ def command(case: Path, variant: str, jobs: int, work: Path, budget: str | None)
     return [str(case / "repro.hip"), "-o", str(out.with_suffix(".hip")), *common, "--", *flags]
 
 
-def run(case: Path, variant: str, jobs: int, work: Path, budget: str | None) -> dict:
+def run(case: Path, variant: str, jobs: int, work: Path, budget: str | None, then: str | None) -> dict:
     (work / variant).mkdir(parents=True)
     args = command(case, variant, jobs, work, budget)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HIP_SHIM": str(ROOT / "interestingness" / "shim")}
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "reducer.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          env=env, check=False)
+    sessions = [args] + ([["resume", str(work / variant / "work"), "--time-budget", then, "-q"]] if then else [])
+    for session in sessions:
+        done = subprocess.run([sys.executable, "-m", "reducer.cli", *session], cwd=ROOT, capture_output=True,
+                              text=True, env=env, check=False)
+        if done.returncode not in (0, 7):  # 7: stopped by the time budget
+            raise SystemExit(f"{case.name} {variant}: reduce failed ({done.returncode}): {done.stderr[-3000:]}")
+        if done.returncode == 0:
+            break
     wall = time.monotonic() - start
-    if done.returncode not in (0, 7):  # 7: stopped by the time budget
-        raise SystemExit(f"{case.name} {variant}: reduce failed ({done.returncode}): {done.stderr[-3000:]}")
     summary = json.loads((work / variant / "work" / "summary.json").read_text())
     state = json.loads((work / variant / "work" / "state.json").read_text())
     return {"variant": variant, "finished": done.returncode == 0, "wall": wall, "summary": summary,
@@ -70,6 +76,7 @@ def main() -> None:
     ap.add_argument("cases", type=Path, nargs="+")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--time-budget", help="stop both variants after this long (e.g. 40m)")
+    ap.add_argument("--then", help="resume a variant stopped by --time-budget with this new total budget")
     ap.add_argument("--at", type=float, nargs="*", default=[], help="also give the sizes at these seconds")
     ap.add_argument("--json", type=Path, help="write the raw figures here")
     args = ap.parse_args()
@@ -77,7 +84,7 @@ def main() -> None:
     for case in args.cases:
         case = case.resolve()
         with tempfile.TemporaryDirectory(prefix="adaptive-") as d, ThreadPoolExecutor(len(VARIANTS)) as pool:
-            results = list(pool.map(lambda v: run(case, v, args.jobs, Path(d), args.time_budget), VARIANTS))
+            results = list(pool.map(lambda v: run(case, v, args.jobs, Path(d), args.time_budget, args.then), VARIANTS))
         for r in results:
             s = r["summary"]
             at = ", ".join(f"{t:.0f}s: {size_at(s['history'], t)}" for t in args.at)

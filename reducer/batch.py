@@ -6,6 +6,7 @@ resumable as a whole (finished cases are skipped, stopped ones resumed), one rep
     [defaults]                      # options for every case (any `reduce run` option)
     jobs = 2
     time_budget = "2h"
+    skip_passes = ["rebase-index"]  # --skip-passes (a list, or "a,b"); likewise `passes`
 
     [[case]]
     name = "c120"                   # its work directory: OUT/c120, its result: OUT/c120.hip
@@ -36,13 +37,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from . import passes
 from .exits import EXIT_BUDGET, EXIT_INTERRUPTED
 from .files import atomic_write
 from .workdir import RUN_FILE, WorkDir
 
 # manifest key -> `reduce run` option; value options take one argument, switches are on/off
 _VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-budget", "max_tests": "--max-tests",
-                  "predicate": "--predicate", "clang": "--clang", "passes": "--passes", "backend": "--backend",
+                  "predicate": "--predicate", "clang": "--clang", "passes": "--passes",
+                  "skip_passes": "--skip-passes", "backend": "--backend",
                   "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test",
                   "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat", "hip_headers": "--hip-headers"}
 _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
@@ -50,7 +53,8 @@ _SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--n
              "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),
              "rename": ("--rename", "--no-rename"), "ub_guard": ("--ub-guard", "--no-ub-guard"),
              "init_guard": ("--init-guard", "--no-init-guard"), "loop_guard": ("--loop-guard", "--no-loop-guard"),
-             "format": ("--format", "--no-format"), "all_targets": ("--all-targets", None)}
+             "format": ("--format", "--no-format"), "all_targets": ("--all-targets", None),
+             "adaptive_sweeps": ("--adaptive-sweeps", "--full-sweeps")}
 _CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -108,7 +112,8 @@ def _case(spec: dict[str, Any], base: Path) -> Case:
     for key, option in _VALUE_OPTIONS.items():
         if key in spec:
             value = spec[key]
-            value = ",".join(value) if key == "passes" and isinstance(value, list) else value
+            if key in ("passes", "skip_passes"):
+                value = _pass_names(spec["name"], key, value)
             args += [option, str(base / value) if key == "test" else str(value)]
     for key, (on, off) in _SWITCHES.items():
         if key in spec and (on if spec[key] else off):
@@ -123,6 +128,16 @@ def _case(spec: dict[str, Any], base: Path) -> Case:
         except OSError as e:
             raise ManifestError(f"case {spec['name']}: cannot read flags_file: {e}") from None
     return Case(spec["name"], base / spec["file"], base / spec.get("cwd", "."), args, flags)
+
+
+def _pass_names(case: str, key: str, value: Any) -> str:
+    """A list of pass names, or one comma-separated string, checked against the registry."""
+    names = value if isinstance(value, list) else str(value).split(",")
+    try:
+        passes.resolve([n.strip() for n in names if n.strip()])
+    except KeyError as e:
+        raise ManifestError(f"case {case}: `{key}`: {e.args[0]}") from None
+    return ",".join(n.strip() for n in names if n.strip())
 
 
 def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str], None]) -> BatchResult:

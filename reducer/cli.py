@@ -15,7 +15,7 @@ from interestingness.check import format_check, run_check
 from interestingness.predicates import DEFAULT_PREDICATE, PredicateError
 from interestingness.toolchain import ToolchainError
 
-from . import batch, exits, runs, stopping
+from . import batch, exits, passes, runs, stopping
 from .budget import parse_duration
 from .cli_common import Fail, read_input
 from .files import default_output
@@ -75,6 +75,7 @@ def main() -> None:
     reduce batch MANIFEST.toml     many cases, resumable, with one report
     reduce check FILE -- FLAGS     show the spill metrics of both builds
     reduce bundle WORKDIR          a run's bug report: result, headers, repro.sh
+    reduce passes                  the passes and the default schedule
     reduce ir INPUT.bc|INPUT.ll    reduce the IR given to codegen to a lit test llc spills on
     """
 
@@ -119,7 +120,12 @@ main.add_command(ir)
               "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
               "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.")
 @click.option("--no-prefilter", is_flag=True, help="Test candidates that add parse errors too.")
-@click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule.")
+@click.option("--passes", "pass_names", help="Comma-separated passes to run instead of the default schedule "
+              "(`reduce passes` lists them).")
+@click.option("--skip-passes", "skip_names", help="Comma-separated passes to take out of the schedule.")
+@click.option("--adaptive-sweeps/--full-sweeps", default=False, show_default=True,
+              help="After a full sweep of the main passes, run again only those that removed something, until "
+              "none does, then a full sweep again.")
 @click.option("--rename/--no-rename", default=False, show_default=True,
               help="shorten identifiers; off by default because names matter in a bug report")
 @click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky", show_default=True,
@@ -146,7 +152,8 @@ main.add_command(ir)
 def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool, jobs: int,
         output: Path | None, workdir: Path | None, force: bool, time_budget: float | None, max_tests: int | None,
         pass_time_cap: float | None, timeout: float, check_repeat: int, recheck: bool | None, allow_empty: bool,
-        ub_guard: bool, init_guard: bool, loop_guard: bool, format_result: bool, no_prefilter: bool, pass_names: str | None, rename: bool,
+        ub_guard: bool, init_guard: bool, loop_guard: bool, format_result: bool, no_prefilter: bool,
+        pass_names: str | None, skip_names: str | None, adaptive_sweeps: bool, rename: bool,
         backend: str, scheduler: str | None, flatten: bool | None, include_dirs: tuple[Path, ...],
         use_cache: bool | None, cache_dir: Path | None,
         cache_max_entries: int, cache_max_bytes: int, keep_artifacts: Path | None, quiet: bool, as_json: bool,
@@ -161,18 +168,16 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         raise click.UsageError("--scheduler needs --backend dask")
     if include_dirs and not script:
         raise click.UsageError("--include-dir is for --test runs; give the built-in oracle -I/-iquote after --")
-    names = [n.strip() for n in pass_names.split(",") if n.strip()] if pass_names else None
-    try:
-        runs.schedule(names)
-    except KeyError as e:
-        raise click.BadParameter(str(e.args[0]), param_hint="--passes") from None
+    names = _names(pass_names, "--passes") or None
+    skip = _names(skip_names, "--skip-passes")
     output = (output or default_output(file)).absolute()
     if keep_artifacts is not None:
         keep_artifacts.mkdir(parents=True, exist_ok=True)
     config = runs.RunConfig(
         file=str(file.absolute()), output=str(output), cwd=os.getcwd(), flags=list(flags),
         script=str(script.absolute()) if script else None, test_arg=test_arg, jobs=jobs, timeout=timeout,
-        prefilter=not no_prefilter, passes=names, rename=rename, backend=backend, scheduler=scheduler, flatten=flatten,
+        prefilter=not no_prefilter, passes=names, rename=rename, skip_passes=skip, adaptive_sweeps=adaptive_sweeps,
+        backend=backend, scheduler=scheduler, flatten=flatten,
         cache=use_cache, cache_dir=str(cache_dir.absolute()) if cache_dir else None,
         cache_max_entries=cache_max_entries, cache_max_bytes=cache_max_bytes,
         keep_artifacts=str(keep_artifacts.absolute()) if keep_artifacts else None, clang=clang,
@@ -182,6 +187,22 @@ def run(file: Path, flags: tuple[str, ...], script: Path | None, test_arg: bool,
         include_dirs=[str(d.absolute()) for d in include_dirs], hip_headers=hip_headers, all_targets=all_targets)
     workdir = (workdir or runs.default_workdir(output)).absolute()
     _finish(lambda: runs.start(config, workdir, force=force, display=runs.Display(quiet, as_json)))
+
+
+def _names(text: str | None, option: str) -> list[str]:
+    """Pass names from a comma-separated option; an unknown one is a usage error."""
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    try:
+        passes.resolve(names)
+    except KeyError as e:
+        raise click.BadParameter(str(e.args[0]), param_hint=option) from None
+    return names
+
+
+@main.command("passes")
+def passes_command() -> None:
+    """The passes in the default schedule's order, each with what it does, then the other ones."""
+    click.echo(passes.catalogue())
 
 
 @main.command("resume")

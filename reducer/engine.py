@@ -2,14 +2,20 @@
 keep every candidate the evaluator calls interesting, repeat until a sweep changes nothing.
 
 The engine knows nothing about HIP, files or the oracle: candidates go to an Evaluator, the
-best-so-far goes to `on_accept`, and progress to `on_event`. A candidate may be made of several
-parts (a file set: `reduce_parts`); the engine then reduces one part at a time, each sweep
-running the schedule over every part in turn, and `join` makes the candidate the evaluator
-sees from the parts (the one being reduced, the others at their current best).
+best-so-far goes to `on_accept`, progress to `on_event`, and a pass that raises to `on_pass_bug`
+(the pass is then dropped for the rest of the run, and the run goes on). A candidate may be
+made of several parts (a file set: `reduce_parts`); the engine then reduces one part at a time,
+each sweep running the schedule over every part in turn, and `join` makes the candidate the
+evaluator sees from the parts (the one being reduced, the others at their current best).
+
+Everything the engine decides follows from the verdicts alone, so a resumed run that replays
+it with the journal answering takes the same path: where a pass was cut by its time cap or
+dropped for a bug is recorded by pass-run index (`caps`, `bugs`) and replayed from there.
 """
 from __future__ import annotations
 
 import time
+import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain
@@ -25,8 +31,35 @@ from .source import Source
 class PassYield:
     accepted: int = 0
     bytes_removed: int = 0
-    tests: int = 0
+    tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
+    answered: int = 0       # candidates answered by the persistent cache or another run's test
+    not_smaller: int = 0    # candidates rejected without a test: no smaller than the current file
+    prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
     seconds: float = 0.0
+
+
+@dataclass
+class PassBug:
+    """A pass raised while enumerating its items or while they were applied."""
+
+    number: int           # 1, 2, ... in the order the run met them
+    pass_name: str
+    run: int              # which pass run (the engine's count of them), as in `caps`
+    searches: int         # the ddmin searches of that run made before it (a replay stops there)
+    part: int             # which part it was reducing
+    language: str         # the part's, as Source reads it
+    level: int
+    stage: str            # "items" or "apply"
+    text: bytes           # the part's text the pass was given
+    edits: list           # for "apply": the chunk's edits (Edit(start, end, replacement), if well made)
+    traceback: str
+    replayed: bool = False  # a resumed run met it again at the recorded point
+
+    @property
+    def error(self) -> str:
+        """The traceback's last line: `ValueError: ...`."""
+        lines = self.traceback.strip().splitlines()
+        return lines[-1] if lines else "(recorded by an earlier session)"
 
 
 @dataclass
@@ -38,10 +71,13 @@ class Status:
     current_pass: str = ""
     part: int = 0             # which part is being reduced (reduce_parts), of `parts`
     parts: int = 1
-    sweep: int = 0            # how many times the main list has run (the schedule position)
+    sweep: int = 0            # how many times the main list (or, adaptively, a part of it) has run
+    full_sweep: bool = True   # whether that sweep runs every main pass
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
     stalls: list[dict] = field(default_factory=list)  # checks of a best file that stopped moving
+    pass_bugs: list[PassBug] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # passes dropped for a bug, for the rest of the run
 
 
 class Engine:
@@ -56,16 +92,19 @@ class Engine:
         prefilter: bool = True,
         on_accept: Callable[[bytes], None] = lambda text: None,
         on_event: Callable[[str, Status], None] = lambda kind, status: None,
+        on_pass_bug: Callable[[PassBug], None] = lambda bug: None,
         pass_time_cap: float | None = None,
         caps: dict[int, int] | None = None,
+        bugs: dict[int, int] | None = None,
         stall_window: int = 300,
         values=None,
+        adaptive: bool = False,
     ):
         self.evaluator = evaluator
         self.language = language
         self.first, self.main, self.last = list(first), list(main), list(last)
         self.prefilter = prefilter
-        self.on_accept, self.on_event = on_accept, on_event
+        self.on_accept, self.on_event, self.on_pass_bug = on_accept, on_event, on_pass_bug
         self.best: Source | None = None  # the part being reduced
         self.parts: list[bytes] = []
         self._part = 0
@@ -75,7 +114,13 @@ class Engine:
         # `caps` (pass-run index -> searches made), so a resumed run replays the same cut.
         self.pass_time_cap = pass_time_cap
         self.caps: dict[int, int] = dict(caps or {})
+        # A pass that raises is dropped; `bugs` (pass-run index -> searches made) says where, so a
+        # resumed run drops it at the same point even if the bug does not show again.
+        self.bugs: dict[int, int] = dict(bugs or {})
         self._pass_runs = 0
+        # Adaptive sweeps: after a full sweep of the main passes, only those that removed
+        # something run again, until none does; then a full sweep again.
+        self.adaptive = adaptive
         # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
         # is not interesting after all, the run goes back to the newest earlier best that is.
         self.stall_window = stall_window
@@ -99,17 +144,25 @@ class Engine:
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts))
         self._over_parts(self.first)
-        while True:
-            self.status.sweep += 1
-            before = list(self.parts)
-            self._over_parts(self.main)
-            if self.parts == before:
-                break
+        while removed := self._sweep(self.main):
+            while self.adaptive and removed:
+                removed = self._sweep(removed)
         self._over_parts(self.last)
         return self.result()
 
     def result(self) -> bytes:
         return self._join(list(self.parts))
+
+    def _sweep(self, schedule: Sequence[Pass]) -> list[Pass]:
+        """Run `schedule` over every part; the passes that removed something, in schedule order."""
+        self.status.sweep += 1
+        self.status.full_sweep = len(schedule) == len(self.main)
+        before = {p.name: self._yield(p).accepted for p in schedule}
+        self._over_parts(schedule)
+        return [p for p in schedule if self._yield(p).accepted > before[p.name]]
+
+    def _yield(self, p: Pass) -> PassYield:
+        return self.status.per_pass.setdefault(p.name, PassYield())
 
     def _over_parts(self, schedule: Sequence[Pass]) -> None:
         for i in range(len(self.parts)):
@@ -119,27 +172,72 @@ class Engine:
                 self._run_pass(p)
 
     def _run_pass(self, p: Pass) -> None:
-        if p.needs_tree and self.best.tree is None:
+        if p.name in self.status.dropped or (p.needs_tree and self.best.tree is None):
             return
         self.status.current_pass = p.name
-        stats = self.status.per_pass.setdefault(p.name, PassYield())
-        start, tests = time.monotonic(), self.evaluator.counters.tests
+        stats = self._yield(p)
         self.on_event("pass", self.status)
-        clock = _PassClock(self._pass_runs, self.caps.get(self._pass_runs),
-                           start + self.pass_time_cap if self.pass_time_cap else None)
+        run = self._pass_runs
         self._pass_runs += 1
-        round = 0
+        start = time.monotonic()
+        clock = _PassClock(run, self.caps.get(run), start + self.pass_time_cap if self.pass_time_cap else None,
+                           self.bugs.get(run))
+        self.evaluator.label = p.name  # its tests are counted, and journalled, as this pass's
+        self._charged = (start, *self._counts())
+        level = 0
         try:
-            while (items := p.items(self.best, round)) is not None:
-                self._ddmin(p, round, items, stats, clock)
-                round += 1
+            while (items := self._items(p, level, clock)) is not None:
+                self._ddmin(p, level, items, stats, clock)
+                level += 1
         except _Capped:
-            self.caps[clock.run] = clock.searches
+            self.caps[run] = clock.searches
             self.on_event("capped", self.status)
-        stats.seconds += time.monotonic() - start
-        stats.tests += self.evaluator.counters.tests - tests
+        except _Broken as broken:
+            self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
+        finally:
+            self._charge(stats)
+            self.evaluator.label = ""
 
-    def _ddmin(self, p: Pass, round: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
+    def _counts(self) -> tuple[int, int]:
+        c = self.evaluator.counters
+        return c.tests, c.cache_hits + c.shared_waits
+
+    def _charge(self, stats: PassYield) -> None:
+        """Add the tests, answers and time since the last charge to the running pass."""
+        now, (tests, answered) = time.monotonic(), self._counts()
+        since, tests0, answered0 = self._charged
+        stats.tests += tests - tests0
+        stats.answered += answered - answered0
+        stats.seconds += now - since
+        self._charged = (now, tests, answered)
+
+    def _items(self, p: Pass, level: int, clock: "_PassClock") -> list[Item] | None:
+        clock.replay_bug()
+        try:
+            items = p.items(self.best, level)
+            return None if items is None else list(items)
+        except Exception:  # the pass's bug, not the run's: it is reported and the pass dropped
+            raise _Broken("items", level, self.best.text, [], traceback.format_exc()) from None
+
+    def _apply(self, level: int, text: bytes, chunk: list[Item]) -> bytes:
+        try:
+            return apply(text, chain.from_iterable(chunk))
+        except Exception:  # the edits as the pass made them, whatever they are
+            edits = [e for item in chunk for e in (item if isinstance(item, tuple) else [item])]
+            raise _Broken("apply", level, text, edits, traceback.format_exc()) from None
+
+    def _drop(self, p: Pass, run: int, searches: int, broken: "_Broken") -> None:
+        """Drop `p` for the rest of the run and report the bug."""
+        searches = self.bugs.get(run, searches)
+        bug = PassBug(len(self.status.pass_bugs) + 1, p.name, run, searches, self._part, self._languages[self._part],
+                      broken.level, broken.stage, broken.text, broken.edits, broken.traceback,
+                      replayed=run in self.bugs)
+        self.bugs[run] = searches
+        self.status.pass_bugs.append(bug)
+        self.status.dropped.append(p.name)
+        self.on_pass_bug(bug)
+
+    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
         enumerated afresh and the search goes on at the same position."""
         size = min(len(items), p.max_chunk or len(items))
@@ -147,27 +245,39 @@ class Engine:
             pos = 0
             while pos < len(items):
                 clock.tick()
-                found = self.evaluator.first_interesting(self._candidates(items, pos, size))
+                try:
+                    found = self.evaluator.first_interesting(self._candidates(level, items, pos, size, stats))
+                except _Broken as broken:  # applying its items: replay stops before this search
+                    broken.searches = clock.searches - 1
+                    raise
+                self._charge(stats)
                 if found is None:
                     if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
-                        items = p.items(self.best, round) or []
+                        items = self._items(p, level, clock) or []
                         continue
                     break
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
-                self._accept(apply(self.best.text, chain.from_iterable(items[start:start + size])), stats)
+                self._accept(self._apply(level, self.best.text, items[start:start + size]), stats)
                 pos += index * size
-                items = p.items(self.best, round) or []
+                items = self._items(p, level, clock) or []
             size //= 2
 
-    def _candidates(self, items: list[Item], pos: int, size: int) -> Iterator[bytes | None]:
+    def _candidates(self, level: int, items: list[Item], pos: int, size: int,
+                    stats: PassYield) -> Iterator[bytes | None]:
         """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller or
         adds parse errors is None: rejected without a test."""
         text = self.best.text
         for start in range(pos, len(items), size):
-            candidate = apply(text, chain.from_iterable(items[start:start + size]))
-            ok = len(candidate) < len(text) and self._syntax_ok(candidate)
-            yield self._joined(candidate) if ok else None
+            candidate = self._apply(level, text, items[start:start + size])
+            if len(candidate) >= len(text):
+                stats.not_smaller += 1
+                yield None
+            elif not self._syntax_ok(candidate):
+                stats.prefiltered += 1
+                yield None
+            else:
+                yield self._joined(candidate)
 
     def _joined(self, candidate: bytes) -> bytes:
         parts = list(self.parts)
@@ -235,16 +345,34 @@ class _Capped(Exception):
     pass
 
 
+class _Broken(Exception):
+    """A pass raised (its traceback is kept), or a replay reached the point where one did."""
+
+    def __init__(self, stage: str, level: int, text: bytes, edits: list, trace: str,
+                 searches: int | None = None):
+        super().__init__(stage)
+        self.stage, self.level, self.text, self.edits, self.traceback = stage, level, text, edits, trace
+        self.searches = searches
+
+
 @dataclass
 class _PassClock:
-    """Counts one pass run's searches; stops it at a recorded count, or else at its deadline."""
+    """Counts one pass run's searches; stops it at a recorded count (a cap, or a bug), or else at
+    its deadline."""
 
     run: int
     limit: int | None
     deadline: float | None
+    broke_at: int | None = None
     searches: int = 0
 
+    def replay_bug(self) -> None:
+        """Where an earlier session's run of this pass broke, this one stops too."""
+        if self.broke_at is not None and self.searches >= self.broke_at:
+            raise _Broken("replay", -1, b"", [], "", self.searches)
+
     def tick(self) -> None:
+        self.replay_bug()
         if self.limit is not None:
             if self.searches >= self.limit:
                 raise _Capped

@@ -68,6 +68,9 @@ class Evaluator:
         self._layout = ((lambda c: bundle.map_texts(c, layout_key)) if self._files else layout_key) \
             if oracle.ignores_layout else None
         self.counters = Counters()
+        # Who asks for the tests now (the engine sets the running pass): journalled with each
+        # test, so a resumed run knows which pass its earlier sessions' tests were for.
+        self.label = ""
         self._memo: dict[str, Verdict] = {}
         self._rejected_layouts: dict[str, Verdict] = {}
         self._accepted_layouts: set[str] = set()  # only to count layout_retests
@@ -113,7 +116,7 @@ class Evaluator:
     def _journal_check(self, content: bytes, verdict: Verdict) -> None:
         """A test that is not the candidate's verdict (a re-check, a failed attempt) still counts."""
         if self.journal is not None:
-            self.journal.append(digest(content), verdict, self.budget.elapsed(), check=True)
+            self.journal.append(digest(content), verdict, self.budget.elapsed(), check=True, by=self.label)
 
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict of these bytes from this run's memory or else the persistent cache (then
@@ -263,7 +266,7 @@ class Evaluator:
         with self._lock:
             self._learn(key, content, verdict)
         if self.journal is not None:
-            self.journal.append(key, verdict, self.budget.elapsed())
+            self.journal.append(key, verdict, self.budget.elapsed(), by=self.label)
 
     def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
         if not contents:

@@ -7,6 +7,7 @@ import json
 import sys
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -88,16 +89,18 @@ class Progress:
 
     def summary(self, file: Path, output: Path, original: bytes, start: bytes, result: bytes, outcome: str,
                 report: Path, files: list[dict] | None = None, tree: Path | None = None,
-                finished: dict | None = None) -> None:
+                finished: dict | None = None, per_pass: dict[str, dict] | None = None) -> None:
         """`start` is what the engine reduced: the original with its project headers flattened in.
-        A file set (`files`: bytes per file; `tree`: where they went) is reported per file and in total."""
+        A file set (`files`: bytes per file; `tree`: where they went) is reported per file and in total.
+        `per_pass` is each pass's yield over all sessions (runs.py); else this session's."""
         if files is not None:
             original, start, result = map(bundle.joined, (original, start, result))
         c = self.counters
-        per_pass = self._status.per_pass if self._status else {}
-        passes_line = ", ".join(f"{name} -{y.bytes_removed}B/{y.tests}t/{y.seconds:.0f}s"
-                                for name, y in sorted(per_pass.items(), key=lambda kv: -kv[1].bytes_removed)
-                                if y.tests or y.bytes_removed)
+        if per_pass is None:
+            per_pass = {name: asdict(y) for name, y in (self._status.per_pass if self._status else {}).items()}
+        passes_line = ", ".join(f"{name} -{y['bytes_removed']}B/{y['tests']}t/{y['seconds']:.0f}s"
+                                for name, y in sorted(per_pass.items(), key=lambda kv: -kv[1]["bytes_removed"])
+                                if y["tests"] or y["bytes_removed"])
         elapsed = self.budget.elapsed() if self.budget else 0.0
         lines = [
             f"{outcome}: {file} -> {output}",

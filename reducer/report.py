@@ -51,6 +51,7 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
         "showing_effect": state.get("showing_effect"),
         "values": state.get("values"),
         "stalls": state.get("stalls", []),
+        "pass_bugs": state.get("pass_bugs", []),
         "metrics": state.get("metrics"),
         "files": files,
         "tree": ({"root": state["tree"]["root"], "output": str(output_tree(Path(config["output"])))} if files else None),
@@ -114,14 +115,28 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         lines.append(f"- stalled at {stall['size']} B (every recent test failed the same way): the best file, tested "
                      "again, " + (f"was **not interesting**; went back to {stall['rolled_back_to']} B"
                                   if "rolled_back_to" in stall else "was interesting"))
+    bugs = s.get("pass_bugs", [])
+    for bug in bugs:
+        lines.append(f"- **pass bug**: `{bug['pass']}` raised `{bug['error']}` while "
+                     f"{'enumerating' if bug['stage'] == 'items' else 'applying'} its items on `{bug['file']}`; "
+                     f"dropped for the rest of the run (input and traceback in `pass-bugs/{bug['number']}/`)")
     if plot:
         lines += ["", f"![size over time]({plot})"]
     if s["per_pass"]:
-        lines += ["", "## Yield per pass", "", "| pass | accepted | bytes removed | tests | seconds |",
-                  "|---|---|---|---|---|"]
+        dropped = {bug["pass"]: bug["number"] for bug in bugs}
+        lines += ["", "## Yield per pass", "",
+                  "Tests: oracle tests of the pass's candidates (speculative ones included). Answered: by the "
+                  "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
+                  "test (no smaller than the current file; more parse errors).", "",
+                  "| pass | accepted | bytes removed | tests | answered | not smaller | pre-filtered | seconds |",
+                  "|---|---|---|---|---|---|---|---|"]
         for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
-            if y["tests"] or y["bytes_removed"]:
-                lines.append(f"| {name} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | {y['seconds']:.1f} |")
+            shown = name + (f" (dropped: bug {dropped[name]})" if name in dropped else "")
+            if any(y.get(k) for k in ("tests", "bytes_removed", "answered", "not_smaller", "prefiltered")) \
+                    or name in dropped:
+                lines.append(f"| {shown} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | "
+                             f"{y.get('answered', 0)} | {y.get('not_smaller', 0)} | {y.get('prefiltered', 0)} | "
+                             f"{y['seconds']:.1f} |")
     if s["metrics"]:
         lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"]),
                   "The bug report, ready to send: [`bundle/`](bundle/README.md) (the result, `repro.sh`, "

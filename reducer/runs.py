@@ -25,7 +25,7 @@ from interestingness.verdict import Verdict
 from . import bugreport, fileset, passes, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
-from .engine import Engine, Status
+from .engine import Engine, PassBug, Status
 from .exits import (
     EXIT_BUDGET,
     EXIT_INPUT,
@@ -46,6 +46,9 @@ from .report import write_report
 from .source import Source, language_for
 from .values import ClangValues
 from .workdir import WorkDir, WorkDirError
+
+PASS_BUGS = "pass-bugs"  # WORKDIR/pass-bugs/N/: what reproduces the N-th pass that raised
+
 
 class RunError(Exception):
     def __init__(self, message: str, code: int):
@@ -68,6 +71,8 @@ class RunConfig:
     prefilter: bool = True
     passes: list[str] | None = None
     rename: bool = False           # `rename` joins the main passes
+    skip_passes: list[str] = field(default_factory=list)  # removed from the schedule
+    adaptive_sweeps: bool = False  # after a full sweep, re-run only the passes that removed something
     backend: str = "loky"
     scheduler: str | None = None
     flatten: bool | None = None    # None: on for the built-in oracle, off for scripts
@@ -257,7 +262,11 @@ class _Session:
         self.names = [n for n, _ in bundle.decode(original)] if self.tree else [Path(config.file).name]
         self.main = fileset.main_text(original) if self.tree else original
         self.language = language_for(Path(config.file), self.main)
-        self.earlier = state.get("per_pass", {})  # replay re-derives accepts and bytes, not tests and seconds
+        # Replay re-derives accepts, bytes and the candidates rejected without a test. Tests come
+        # from the journal, which names the pass of each; seconds from the earlier sessions' state.
+        self.earlier = state.get("per_pass", {})
+        self.earlier_tests = dict(evaluator.journal.tests_by) if evaluator.journal is not None else {}
+        self.pass_bugs: dict[int, dict] = {b["number"]: b for b in state.get("pass_bugs", [])}
         self.engine: Engine | None = None
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes
         self._values_done, self._values_sweep = (0, 0.0), 0
@@ -278,13 +287,15 @@ class _Session:
         state.update(started=True)
         self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(),
                                                                         self._size(text)]])
-        first, main_passes, last = schedule(config.passes, config.rename)
+        first, main_passes, last = schedule(config.passes, config.rename, config.skip_passes)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
         self.engine = Engine(self.evaluator, self.language, first=first, main=main_passes, last=last,
                              prefilter=config.prefilter, on_accept=self._accepted, on_event=self._event,
-                             pass_time_cap=cap, caps={int(k): v for k, v in state.get("caps", {}).items()},
-                             values=self.values)
+                             on_pass_bug=self._pass_bug, pass_time_cap=cap,
+                             caps={int(k): v for k, v in state.get("caps", {}).items()},
+                             bugs={b["run"]: b["searches"] for b in self.pass_bugs.values()},
+                             adaptive=config.adaptive_sweeps, values=self.values)
         output = Path(config.output)
         try:
             self._write_result(wd.read("best") or text)
@@ -322,7 +333,8 @@ class _Session:
                            f"intact in {output}", EXIT_IO) from None
         ui.summary(Path(config.file), output, self.original, text, reduced, outcome, report,
                    files=fileset.sizes(self.original, result) if self.tree else None,
-                   tree=fileset.output_tree(output) if self.tree else None, finished=state.get("finish"))
+                   tree=fileset.output_tree(output) if self.tree else None, finished=state.get("finish"),
+                   per_pass=self.per_pass())
         return code
 
     def _finish(self, reduced: bytes, start: bytes) -> tuple[bytes, str, int]:
@@ -358,6 +370,21 @@ class _Session:
         return final, "done", 0
 
     def _start_text(self) -> bytes:
+        """The text the engine starts from, once the test is known to be sane."""
+        text = self._interesting_start()
+        if not self.config.allow_empty:
+            self._refuse_a_test_that_accepts_anything()
+        return text
+
+    def _refuse_a_test_that_accepts_anything(self) -> None:
+        """One test of the empty file (a file set: every file empty). A test calling it interesting
+        would let a reduction end at nothing: it is almost always a broken script."""
+        empty = bundle.encode([(name, b"") for name in self.names]) if self.tree else b""
+        if self.evaluator.test_repeatedly(empty, 1, within_budget=False)[0].interesting:
+            raise RunError("the test accepts an empty file: it is almost certainly broken (use --allow-empty if "
+                           "you mean it)", EXIT_NOT_INTERESTING)
+
+    def _interesting_start(self) -> bytes:
         """The flattened file when it is (stably) interesting, else the file as it is."""
         config, ui = self.config, self.ui
         if config.flattens:
@@ -403,8 +430,12 @@ class _Session:
         if self.values is not None:  # this session's questions to the compiler, in all and per sweep
             self._count_values(self.engine.status.sweep if self.engine.status else 0)
             self.state["values"] = {**asdict(self.values.stats), "per_sweep": self._values_per_sweep}
-        self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier),
-                            "outcome": outcome})
+        self.state["pass_bugs"] = [self.pass_bugs[n] for n in sorted(self.pass_bugs)]
+        self.wd.save_state({**self.state, **_status(self.engine.status, self.evaluator, self.earlier,
+                                                    self.earlier_tests), "outcome": outcome})
+
+    def per_pass(self) -> dict[str, dict]:
+        return _per_pass(self.engine.status, self.earlier, self.earlier_tests)
 
     def _size(self, content: bytes) -> int:
         """Bytes of the file, or of all the files of a file set."""
@@ -437,6 +468,29 @@ class _Session:
             self.history.append([round(self.evaluator.budget.elapsed(), 3), size])
         self._save()
 
+    def _pass_bug(self, bug: PassBug) -> None:
+        """Keep what reproduces the bug in pass-bugs/N/, say so once, and go on without the pass."""
+        name = self.names[bug.part]
+        where = self.wd.path / PASS_BUGS / str(bug.number)
+        if bug.replayed:  # an earlier session wrote it and said so
+            self.wd.log(f"pass {bug.pass_name} dropped again where it raised in an earlier session ({where})")
+            return
+        stage = "enumerating its items" if bug.stage == "items" else "applying its items"
+        self.wd.write_pass_bug(bug.number, {
+            "pass": f"{bug.pass_name}\n".encode(),
+            "traceback.txt": bug.traceback.encode("utf-8", "replace"),
+            f"input{Path(name).suffix}": bug.text,
+            **({"edits.json": _edits_json(bug.edits)} if bug.stage == "apply" else {}),
+            "README.md": _bug_readme(bug, name, stage).encode(),
+        })
+        self.pass_bugs[bug.number] = {"number": bug.number, "pass": bug.pass_name, "run": bug.run,
+                                      "searches": bug.searches, "file": name, "level": bug.level, "stage": bug.stage,
+                                      "error": bug.error, "dir": str(where)}
+        self.ui.say(f"BUG in pass {bug.pass_name} ({bug.error}) while {stage} on {name}: the pass is dropped for the "
+                    f"rest of the run; its input and traceback are in {where}/")
+        self.ui.event("pass-bug", self.engine.status)
+        self._save()
+
     def _event(self, kind: str, status: Status) -> None:
         self.ui.event(kind, status)
         if self.values is not None and kind == "pass":
@@ -453,26 +507,66 @@ class _Session:
             self._save()
 
 
-def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict]) -> dict[str, Any]:
+def _status(status: Status, evaluator: Evaluator, earlier: dict[str, dict],
+            earlier_tests: dict[str, int]) -> dict[str, Any]:
     c = evaluator.counters
     counters = {**asdict(c), "elapsed": round(evaluator.budget.elapsed(), 3),
                 "tests_total": evaluator.budget.spent_tests + c.tests}
+    return {"counters": counters, "size": status.size, "accepted": status.accepted, "prefiltered": status.prefiltered,
+            "position": {"sweep": status.sweep, "pass": status.current_pass, "full_sweep": status.full_sweep},
+            "per_pass": _per_pass(status, earlier, earlier_tests), "stalls": status.stalls,
+            "dropped_passes": status.dropped}
+
+
+def _per_pass(status: Status, earlier: dict[str, dict], earlier_tests: dict[str, int]) -> dict[str, dict]:
+    """Each pass's yield over all sessions: this session's replay re-derived its accepts, bytes and
+    rejections; its tests add to those the journal counts for it (a state saved before a kill may
+    lag behind the journal, and a journal of an older version names no pass)."""
     per_pass = {}
     for name, y in status.per_pass.items():
         before = earlier.get(name, {})
-        per_pass[name] = {**asdict(y), "tests": y.tests + before.get("tests", 0),
+        per_pass[name] = {**asdict(y), "tests": y.tests + max(earlier_tests.get(name, 0), before.get("tests", 0)),
                           "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
-    return {"counters": counters, "size": status.size, "accepted": status.accepted, "prefiltered": status.prefiltered,
-            "position": {"sweep": status.sweep, "pass": status.current_pass}, "per_pass": per_pass,
-            "stalls": status.stalls}
+    return per_pass
 
 
-def schedule(pass_names: list[str] | None, rename: bool = False):
+def _edits_json(edits: list) -> bytes:
+    """The chunk's edits as the broken pass made them: whatever they hold is shown, never trusted."""
+    def shown(edit: Any) -> Any:
+        if not (isinstance(edit, tuple) and len(edit) == 3):
+            return repr(edit)
+        start, end, replacement = edit
+        if isinstance(replacement, bytes):
+            replacement = replacement.decode("utf-8", "backslashreplace")
+        return {"start": start, "end": end, "replacement": replacement}
+    return (json.dumps([shown(e) for e in edits], indent=1, default=repr) + "\n").encode()
+
+
+def _bug_readme(bug: PassBug, name: str, stage: str) -> str:
+    suffix = Path(name).suffix
+    call = (f"REGISTRY[{bug.pass_name!r}].items(Source(open('input{suffix}', 'rb').read(), {bug.language!r}), "
+            f"{bug.level})")
+    lines = [f"# Pass bug {bug.number}: `{bug.pass_name}`", "",
+             f"The pass raised `{bug.error}` while {stage} (level {bug.level}) on `{name}`. The run dropped the "
+             "pass and went on without it.", "",
+             f"- `input{suffix}`: the exact text the pass was given",
+             "- `traceback.txt`: the traceback"]
+    if bug.stage == "apply":
+        lines.append("- `edits.json`: the edits of the chunk being applied to it (byte offsets)")
+    lines += ["", "Reproduce (from the repository root, with PYTHONPATH pointing at it):", "", "```sh",
+              f"cd {PASS_BUGS}/{bug.number} && python -c \"from reducer.passes import REGISTRY; "
+              f"from reducer.source import Source; print(len({call}))\"", "```", ""]
+    return "\n".join(lines)
+
+
+def schedule(pass_names: list[str] | None, rename: bool = False, skip: list[str] | tuple[str, ...] = ()):
     """(first, main, last) passes: the default schedule, or `pass_names` as the main list; with
-    `rename`, the identifier shortening joins the main list."""
+    `rename`, the identifier shortening joins the main list; the passes named in `skip` are taken
+    out of all three. An unknown name is a KeyError that lists the known ones."""
+    passes.resolve(list(skip))
     first, main, last = ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST)
     main = [*main, "rename"] if rename and "rename" not in main else main
-    return passes.resolve(list(first)), passes.resolve(list(main)), passes.resolve(list(last))
+    return tuple(passes.resolve([n for n in names if n not in skip]) for names in (first, main, last))
 
 
 def _cache(config: RunConfig, oracle) -> VerdictCache | None:

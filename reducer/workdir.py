@@ -9,6 +9,7 @@ report on it while it runs or after it ended.
   state.json     schedule position, per-pass yield, counters, size history, how the run ended
   journal.jsonl  one line per oracle verdict (append-only; a torn last line is ignored)
   log.txt        the run's log
+  pass-bugs/N/   what reproduces the N-th pass that raised (the run dropped it and went on)
 
 Resuming replays the deterministic engine from start.EXT with the journal answering every test
 it already ran (notes/runs.md says why replay rather than a snapshot of pass state).
@@ -20,6 +21,7 @@ import json
 import os
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,17 @@ class WorkDir:
     def write(self, role: str, content: bytes) -> None:
         atomic_write(self.file(role), content)
 
+    def write_pass_bug(self, number: int, files: dict[str, bytes]) -> Path:
+        """pass-bugs/NUMBER/ holding `files` (name -> content)."""
+        where = self.path / "pass-bugs" / str(number)
+        for d in (where.parent, where):
+            if d.is_symlink():
+                raise OSError(f"refusing a symlink planted in the work directory: {d}")
+            d.mkdir(mode=0o700, exist_ok=True)
+        for name, content in files.items():
+            atomic_write(where / name, content)
+        return where
+
     def journal(self) -> "Journal":
         return Journal(self.path / JOURNAL_FILE)
 
@@ -121,6 +134,7 @@ class Journal:
         self.path = path
         self.known: dict[str, Verdict] = {}
         self.tests = 0            # lines read back: tests run in earlier sessions
+        self.tests_by: Counter[str] = Counter()  # of them, per pass that asked ("" outside passes)
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self._load()
         self._fd = append_only(path)
@@ -143,13 +157,15 @@ class Journal:
                                    "was changed by something else") from None
             self.elapsed = max(self.elapsed, record["t"])
             self.tests += 1
+            self.tests_by[record.get("by", "")] += 1
             if record.get("check"):  # a stability check, not the candidate's verdict
                 continue
             self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
 
-    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False) -> None:
+    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False, by: str = "") -> None:
         record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
-                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {})}
+                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {}),
+                  **({"by": by} if by else {})}
         os.write(self._fd, (json.dumps(record) + "\n").encode())  # one unbuffered append per record
         os.fsync(self._fd)
 

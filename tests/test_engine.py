@@ -150,3 +150,98 @@ def test_a_best_that_stops_moving_is_tested_again_and_rolled_back_when_broken():
     assert b"int x;" in out and b"keep_me" in out
     assert [s.get("rolled_back_to") is not None for s in engine.status.stalls][:1] == [True]
     assert not engine.status.stalls[0]["best_interesting"]
+
+
+class BreaksBelow(passes.REGISTRY["lines"].__class__):
+    """`lines`, until the file is below `size` bytes: then it raises while enumerating (or, with
+    `stage="apply"`, proposes an item `apply` cannot apply). `raises=False` never breaks."""
+
+    name = "breaks"
+    summary = "lines until it breaks"
+
+    def __init__(self, size: int, stage: str = "items", raises: bool = True):
+        super().__init__()
+        self.size, self.stage, self.raises = size, stage, raises
+
+    def enumerate(self, src):
+        items = super().enumerate(src)
+        if len(src.text) >= self.size or not self.raises:
+            return items
+        if self.stage == "items":
+            raise ValueError("broken on purpose")
+        from reducer.edits import Edit
+        return [(Edit(0, 1, "not bytes"),), *items]
+
+
+LINES = b"".join(b"int v%d = %d;\n" % (i, i) for i in range(40)) + b"int keep_me;\n"
+
+
+def run_with(pass_, bugs=None, jobs=1):
+    reported = []
+    with Evaluator(Contains((b"keep_me", b"v7 ")), jobs, "threading") as ev:
+        engine = Engine(ev, "cpp", first=(), main=[pass_, *passes.resolve(["tree-delete"])],
+                        on_pass_bug=reported.append, bugs=bugs)
+        return engine.reduce(LINES), engine, reported
+
+
+def test_a_pass_that_raises_is_reported_once_and_dropped_and_the_run_goes_on():
+    for stage in ("items", "apply"):
+        out, engine, reported = run_with(BreaksBelow(300, stage))
+        assert out == b"int v7 = 7;\nint keep_me;\n"  # tree-delete went on without it
+        assert [b.pass_name for b in reported] == ["breaks"] and engine.status.dropped == ["breaks"]
+        bug = reported[0]
+        assert bug.stage == stage and len(bug.text) < 300 and b"keep_me" in bug.text and not bug.replayed
+        assert ("ValueError: broken on purpose" if stage == "items" else "TypeError") in bug.traceback
+        assert bug.error.startswith("ValueError" if stage == "items" else "TypeError")
+        assert (bug.edits[0] == (0, 1, "not bytes")) if stage == "apply" else bug.edits == []
+        assert engine.status.per_pass["breaks"].accepted > 0  # it had worked until then
+
+
+def test_a_replay_drops_the_pass_where_the_earlier_session_did_even_when_it_does_not_raise_again():
+    for stage in ("items", "apply"):
+        first, engine, reported = run_with(BreaksBelow(300, stage))
+        recorded = {reported[0].run: reported[0].searches}
+        # the same pass, or one whose bug does not show this time (its items are the same until then)
+        for pass_ in (BreaksBelow(300, stage), *([BreaksBelow(300, stage, raises=False)] if stage == "items" else [])):
+            out, again, replayed = run_with(pass_, bugs=recorded)
+            assert out == first and again.status.dropped == ["breaks"]
+            assert [b.replayed for b in replayed] == [True]
+            assert again.status.per_pass["breaks"].accepted == engine.status.per_pass["breaks"].accepted
+    _, free, _ = run_with(BreaksBelow(300, raises=False))  # without the recorded drop it would go on
+    assert free.status.dropped == [] and free.status.per_pass["breaks"].accepted > 1
+
+
+def test_tests_and_rejections_are_counted_for_the_pass_that_proposed_them():
+    oracle = Contains((b"keep_me(1, 2)",))
+    with Evaluator(oracle, 2, "threading") as ev:
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["tree-delete", "tokens", "parens"]))
+        engine.reduce(CODE)
+        per_pass = engine.status.per_pass
+        assert sum(y.tests for y in per_pass.values()) == ev.counters.tests == len(oracle.calls)
+        assert per_pass["tokens"].prefiltered > 0 and per_pass["tree-delete"].tests > 0
+        assert sum(y.prefiltered for y in per_pass.values()) == engine.status.prefiltered
+        assert ev.label == ""  # outside a pass, tests are nobody's
+
+
+def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
+    runs: list[tuple[int, bool, str]] = []
+    oracle = Contains((b"keep_me(1, 2)",))
+    with Evaluator(oracle) as ev:
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(list(passes.MAIN)), adaptive=True,
+                        on_event=lambda kind, s: kind == "pass" and runs.append((s.sweep, s.full_sweep, s.current_pass)))
+        out = engine.reduce(CODE)
+    sweeps = {}
+    for sweep, full, name in runs:
+        sweeps.setdefault(sweep, (full, []))[1].append(name)
+    assert sweeps[1][0] and not all(full for full, _ in sweeps.values())  # full first, then partial ones
+    assert not sweeps[max(sweeps)][1] or sweeps[max(sweeps)][0]  # it ends on a full sweep
+    # a sweep after a partial one runs a subset of it; after a full one, a subset of the main list
+    for n in range(2, max(sweeps) + 1):
+        full, names = sweeps[n]
+        if not full:
+            assert set(names) <= set(sweeps[n - 1][1])
+    with Evaluator(Contains((b"keep_me(1, 2)",))) as ev:  # a fixpoint: a full sweep removes nothing more
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(list(passes.MAIN)))
+        assert engine.reduce(out) == out
+    same = {jobs: reduce(CODE, Contains((b"keep_me", b"return")), jobs, adaptive=True)[0] for jobs in (1, 3)}
+    assert len(set(same.values())) == 1

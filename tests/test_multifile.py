@@ -120,6 +120,20 @@ def test_script_run_reduces_the_main_file_and_its_headers_and_touches_none_of_th
     assert "| `inc/lib/util.h` | 163 |" in (d / "main.reduced.c.work" / "report.md").read_text()
 
 
+def test_a_script_that_accepts_a_set_of_empty_files_is_refused(tmp_path):
+    """The empty candidate of a file set is every file there, and empty."""
+    d = tmp_path / "case"
+    d.mkdir()
+    script_case(d)
+    files_only = write_script(tmp_path / "t.sh", "test -f main.c && test -f inc/lib/detail.h && test -f local.h\n")
+    r = reduce("main.c", "--test", files_only, "-I", "inc", "-q", cwd=d)
+    assert r.returncode == 5 and "the test accepts an empty file: it is almost certainly broken" in r.stderr
+    assert not (d / "main.reduced.c.work").exists() and not (d / "main.reduced.c.files").exists()
+    r = reduce("main.c", "--test", files_only, "-I", "inc", "-q", "--allow-empty", cwd=d)
+    assert r.returncode == 0, r.stderr
+    assert all(not p.read_bytes().strip() for p in (d / "main.reduced.c.files").rglob("*") if p.is_file())
+
+
 def test_flattening_a_script_run_still_gives_one_file(tmp_path):
     d = tmp_path / "case"
     d.mkdir()

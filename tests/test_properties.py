@@ -52,13 +52,33 @@ def test_every_pass_enumerates_real_edits_without_error(text, language):
     for p in REGISTRY.values():
         if p.needs_tree and src.tree is None:
             continue
-        for round in range(3):
-            items = p.items(src, round)
+        for level in range(3):
+            items = p.items(src, level)
             if items is None:
                 break
             for item in items[:40]:
                 assert all(0 <= e.start <= e.end <= len(text) for e in item), p.name
                 apply(text, item)  # composes without error
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=sources, language=st.sampled_from(LANGUAGES))
+def test_every_pass_enumerates_the_same_items_from_equal_texts(text, language):
+    """Replay, resume and -j independence assume `items` is a function of the text and the level
+    alone (llvm-reduce asserts as much in debug builds): two parses of equal texts, any order."""
+    first, second = Source(text, language), Source(bytes(text), language)
+    for p in REGISTRY.values():
+        if p.needs_tree and first.tree is None:
+            continue
+        for level in range(6):
+            items = p.items(first, level)
+            assert items == p.items(second, level) == p.items(first, level), (p.name, level)
+            if items is None:
+                break
+    for level in reversed(range(6)):  # levels asked in another order than the engine's
+        for p in REGISTRY.values():
+            if not (p.needs_tree and first.tree is None):
+                assert p.items(Source(text, language), level) == p.items(second, level), (p.name, level)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -73,3 +93,17 @@ def test_the_engine_only_ever_tests_smaller_files(text, language, seed):
     assert len(result) <= len(text)
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)  # strictly shrinking
     assert all(content != text for content in oracle.asked)
+
+
+def test_every_pass_enumerates_the_same_items_from_equal_real_files():
+    from conftest import ROOT
+
+    for path, language in (("corpora/cxx_diag/case.cpp", "cpp"), ("corpora/hip_syntax/kernel.hip", "cuda")):
+        text = (ROOT / path).read_bytes()
+        first, second = Source(text, language), Source(bytes(text), language)
+        for p in REGISTRY.values():
+            for level in range(8):
+                items = p.items(first, level)
+                assert items == p.items(second, level), (path, p.name, level)
+                if items is None:
+                    break

@@ -1,6 +1,7 @@
 """What goes wrong in unattended runs, made to go wrong for real: flaky and hanging scripts, a
 compiler that is killed, a script that accepts everything, a full disk, hostile file names,
 planted symlinks."""
+import hashlib
 import json
 import os
 import stat
@@ -62,14 +63,45 @@ def test_a_hanging_test_is_killed_with_its_children(tmp_path):
     assert not left.strip()
 
 
-def test_a_script_that_accepts_everything_does_not_end_empty(tmp_path):
+EMPTY_REFUSED = "the test accepts an empty file: it is almost certainly broken (use --allow-empty if you mean it)"
+
+
+def test_a_script_that_accepts_everything_is_refused_before_reducing(tmp_path):
     (tmp_path / "case.c").write_text(CASE)
     yes = write_script(tmp_path / "yes.sh", "exit 0\n")
     r = reduce("case.c", "--test", yes, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / "case.reduced.c").read_bytes().strip()
+    assert r.returncode == 5 and r.stderr.strip().splitlines()[-1] == f"Error: {EMPTY_REFUSED}", r.stderr
+    assert not (tmp_path / "case.reduced.c").exists() and not (tmp_path / "case.reduced.c.work").exists()
     r = reduce("case.c", "--test", yes, "--allow-empty", "-o", "empty.c", cwd=tmp_path)
     assert r.returncode == 0 and not (tmp_path / "empty.c").read_bytes().strip()
+    # one test of the empty file per run, journalled as a check, and not again on resume
+    marker = write_script(tmp_path / "t.sh", "grep -q MARK case.c\n")
+    r = reduce("case.c", "--test", marker, "--max-tests", 5, "-o", "m.c", cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    r = reduce("resume", "m.c.work", "--max-tests", 10_000, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    empty = hashlib.sha256(b"").hexdigest()
+    records = [json.loads(line) for line in (tmp_path / "m.c.work" / "journal.jsonl").read_text().splitlines()]
+    assert [r.get("check") for r in records if r["key"] == empty] == [True]
+
+
+def test_the_evaluator_still_never_calls_an_empty_file_interesting():
+    from interestingness.verdict import Verdict
+    from reducer.evaluate import Evaluator
+
+    class Yes:
+        ignores_layout = False
+
+        def identity(self):
+            return {}
+
+        def test(self, content):
+            return Verdict(True)
+
+    with Evaluator(Yes()) as ev:
+        assert not ev.test(b" \n\t").interesting and ev.counters.tests == 0
+    with Evaluator(Yes(), allow_empty=True) as ev:
+        assert ev.test(b"").interesting
 
 
 def test_a_full_disk_stops_the_run_with_the_best_file_intact(tmp_path):

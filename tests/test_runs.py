@@ -204,3 +204,94 @@ def test_sigterm_mid_run_is_resumable(tmp_path):
     assert proc.returncode == 130 and "reduce resume" in err
     assert json.loads((workdir / "state.json").read_text())["outcome"] == "interrupted"
     assert reduce("resume", workdir, "-q", cwd=tmp_path).returncode == 0
+
+
+def journal_by_pass(workdir: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in (workdir / "journal.jsonl").read_text().splitlines():
+        by = json.loads(line).get("by", "")
+        counts[by] = counts.get(by, 0) + 1
+    return counts
+
+
+def test_every_test_is_counted_for_its_pass_across_budget_stops_kills_and_resumes(tmp_path):
+    """A session stopped inside a pass, or killed, used to lose that pass's tests: a resumed run
+    re-derived the accepts by replay, with the journal answering, and showed them with 0 tests."""
+    test = setup_case(tmp_path)
+    workdir = tmp_path / "case.reduced.c.work"
+    r = reduce("case.c", "--test", test, "-j", 2, "--max-tests", 12, "--passes", "tree-delete,lines,tokens",
+               cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    stopped_in = json.loads((workdir / "state.json").read_text())["position"]["pass"]
+    summary = json.loads((workdir / "summary.json").read_text())
+    assert summary["per_pass"][stopped_in]["tests"] > 0
+    assert f"{stopped_in} -" in r.stderr and f"{stopped_in} -0B/0t" not in r.stderr
+    proc = subprocess.Popen([*REDUCE, "resume", str(workdir), "-q", "--max-tests", "100000"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    kill_when(proc, lambda: len(journal_keys(workdir)) >= 25)
+    r = reduce("resume", workdir, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((workdir / "summary.json").read_text())
+    by_pass = journal_by_pass(workdir)
+    for name, y in summary["per_pass"].items():
+        assert y["tests"] == by_pass.get(name, 0), name
+        assert y["accepted"] == 0 or y["tests"] > 0, name
+    outside = by_pass.get("", 0)  # the original's checks, the empty file's, each session's result checks
+    assert sum(y["tests"] for y in summary["per_pass"].values()) + outside == summary["tests"] == journal_lines(workdir)
+    assert summary["per_pass"]["tokens"]["prefiltered"] > 0 and "| pre-filtered |" in (workdir / "report.md").read_text()
+
+
+def test_skip_passes_is_recorded_and_honoured_by_resume_and_batch(tmp_path):
+    test = setup_case(tmp_path)
+    workdir = tmp_path / "case.reduced.c.work"
+    r = reduce("case.c", "--test", test, "--skip-passes", "tokens,lines, tree-delete", "--max-tests", 8, "-q",
+               cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    assert json.loads((workdir / "run.json").read_text())["skip_passes"] == ["tokens", "lines", "tree-delete"]
+    r = reduce("resume", workdir, "--max-tests", 100000, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    ran = json.loads((workdir / "state.json").read_text())["per_pass"]
+    assert not {"tokens", "lines", "tree-delete"} & set(ran) and {"unused", "blank"} <= set(ran)
+    assert set(journal_by_pass(workdir)) <= {"", *ran}
+    r = reduce("case.c", "--test", test, "--skip-passes", "lines,no-such-pass", "-o", "x.c", cwd=tmp_path)
+    assert r.returncode == 2 and "unknown pass(es): no-such-pass" in r.stderr and "tree-delete" in r.stderr
+    assert not (tmp_path / "x.c.work").exists()
+
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('[defaults]\nskip_passes = ["tokens", "lines"]\nmax_tests = 6\n'
+                        '[[case]]\nname = "a"\nfile = "case.c"\ntest = "t.sh"\n'
+                        '[[case]]\nname = "b"\nfile = "case.c"\ntest = "t.sh"\nskip_passes = "hoist"\n')
+    reduce("batch", manifest, cwd=tmp_path)
+    out = tmp_path / "m.toml.batch"
+    assert json.loads((out / "a" / "run.json").read_text())["skip_passes"] == ["tokens", "lines"]
+    assert json.loads((out / "b" / "run.json").read_text())["skip_passes"] == ["hoist"]
+    manifest.write_text('[[case]]\nname = "a"\nfile = "case.c"\ntest = "t.sh"\nskip_passes = ["nope"]\n')
+    r = reduce("batch", manifest, cwd=tmp_path)
+    assert r.returncode == 3 and "unknown pass(es): nope" in r.stderr
+
+
+def test_reduce_passes_lists_the_schedule_in_order_then_the_rest():
+    from reducer import passes
+
+    r = subprocess.run([*REDUCE, "passes"], capture_output=True, text=True, env=ENV)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    sections = [lines.index(title) for title in ("first:", "main:", "last:")]
+    rest = next(i for i, line in enumerate(lines) if line.startswith("not in the default schedule"))
+    assert sections == sorted(sections) and rest > sections[-1]
+
+    def names(start: int, end: int) -> list[str]:
+        return [line.split()[0] for line in lines[start + 1:end] if line.startswith("  ")]
+
+    assert names(sections[0], sections[1]) == list(passes.FIRST)
+    assert names(sections[1], sections[2]) == list(passes.MAIN)
+    assert names(sections[2], rest) == list(passes.LAST)
+    others = names(rest, len(lines))
+    assert "rename" in others and "angles-contents" in others
+    assert set(others) | {*passes.FIRST, *passes.MAIN, *passes.LAST} == set(passes.REGISTRY)
+    for line in lines:
+        if line.startswith("  "):
+            name, summary = line.split(None, 1)
+            assert summary == passes.REGISTRY[name].summary and summary
+    readme = (ROOT / "README.md").read_text()
+    assert "\n".join(("  " + line) if line else "" for line in lines) in readme  # the README shows it as it is

@@ -23,13 +23,19 @@ from .table_index import RebaseIndex
 from .tree_delete import TreeDelete
 from .unused import Unused
 
-REGISTRY: dict[str, Pass] = {
-    p.name: p
-    for p in (Comments(), Blank(join=False), Blank(join=True), Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(),
-              Params(), Hoist(), RebaseIndex(), Instantiate(), Unused(), Inline(), Aliases(), Constants(),
-              ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
-              *balanced_passes().values())
-}
+def _registry(*all_passes: Pass) -> dict[str, Pass]:
+    names = [p.name for p in all_passes]
+    assert len(set(names)) == len(names), "two passes share a name"
+    return {p.name: p for p in all_passes}
+
+
+REGISTRY: dict[str, Pass] = _registry(
+    Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
+    Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
+    Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
+    *balanced_passes(),
+)
 
 FIRST = ("comments", "blank")
 MAIN = (
@@ -42,6 +48,21 @@ MAIN = (
 LAST = ("join-lines",)
 
 
+def catalogue() -> str:
+    """The default schedule in order, each pass with its summary, then the passes outside it
+    (what `reduce passes` prints)."""
+    width = max(map(len, REGISTRY)) + 2
+    lines = ["The default schedule: the first passes once, then sweeps of the main passes until one removes",
+             "nothing, then the last passes once. --skip-passes takes passes out of it; --passes runs only",
+             "the passes it names, swept as the main passes."]
+    for title, names in (("first", FIRST), ("main", MAIN), ("last", LAST)):
+        lines += ["", f"{title}:"] + [f"  {n:<{width}}{REGISTRY[n].summary}" for n in names]
+    scheduled = {*FIRST, *MAIN, *LAST}
+    lines += ["", "not in the default schedule (--passes runs them; --rename adds rename to the main passes):"]
+    lines += [f"  {n:<{width}}{p.summary}" for n, p in REGISTRY.items() if n not in scheduled]
+    return "\n".join(lines)
+
+
 def resolve(names: list[str]) -> list[Pass]:
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
@@ -49,4 +70,4 @@ def resolve(names: list[str]) -> list[Pass]:
     return [REGISTRY[n] for n in names]
 
 
-__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "resolve"]
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "catalogue", "resolve"]

@@ -83,6 +83,7 @@ def scoped_ok(node: Node, value: bytes, local: set[bytes]) -> bool:
 
 class Aliases(Pass):
     name = "aliases"
+    summary = "replace a type alias by its type at every use, and delete it"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

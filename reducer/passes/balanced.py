@@ -32,7 +32,11 @@ def _pairs(src: Source, opener: bytes) -> list[tuple[int, int, int, int]]:
 
 
 class Balanced(Pass):
-    def __init__(self, opener: bytes, mode: str):
+    """One pass per delimiter and mode: `whole` deletes a pair with its contents, `contents`
+    what is between, `delimiters` the pair alone."""
+
+    def __init__(self, name: str, summary: str, opener: bytes, mode: str):
+        super().__init__(name, summary)
         self.opener, self.mode = opener, mode
         self.needs_tree = opener == b"<"
 
@@ -48,12 +52,14 @@ class Balanced(Pass):
         return items
 
 
-def balanced_passes() -> dict[str, Pass]:
-    names = {b"{": "braces", b"(": "parens", b"[": "brackets", b"<": "angles"}
-    passes = {}
-    for opener, base in names.items():
-        for mode, suffix in (("whole", ""), ("contents", "-contents"), ("delimiters", "-delimiters")):
-            p = Balanced(opener, mode)
-            p.name = base + suffix
-            passes[p.name] = p
-    return passes
+_KINDS = ((b"{", "braces", "{...} pair"), (b"(", "parens", "(...) pair"), (b"[", "brackets", "[...] pair"),
+          (b"<", "angles", "template <...> list"))
+_MODES = (("whole", "", "delete a {} with its contents"),
+          ("contents", "-contents", "delete the contents of a {}"),
+          ("delimiters", "-delimiters", "delete the delimiters of a {}, keeping its contents"))
+
+
+def balanced_passes() -> list[Pass]:
+    """braces, braces-contents, braces-delimiters, parens, ... angles-delimiters."""
+    return [Balanced(name + suffix, summary.format(shown), opener, mode)
+            for opener, name, shown in _KINDS for mode, suffix, summary in _MODES]

@@ -1,8 +1,6 @@
 """What a pass is: an enumerator of items. It never tests, schedules or chunks anything."""
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..edits import Item
 from ..source import Source
 
@@ -11,17 +9,28 @@ class Pass:
     """Proposes reductions of one kind as a list of items in source order.
 
     The engine tries chunks of consecutive items, biggest first (ddmin), and re-enumerates after
-    each accepted change. Hierarchical passes (HDD) use rounds: round k holds the items at
+    each accepted change. Hierarchical passes (HDD) use levels: level k holds the items at
     depth k, so outer structure is reduced before what is inside it.
+
+    A pass has a `name` (what schedules, `--passes` and `--skip-passes` call it) and a one-line
+    `summary` (what `reduce passes` prints). A pass of one kind only sets both on its class; a
+    class that makes several passes (`Balanced`, `Blank`) is given them by its constructor.
     """
 
-    name: ClassVar[str]
-    needs_tree: ClassVar[bool] = False
-    max_chunk: ClassVar[int | None] = None  # cap on chunk size, for passes whose big chunks never work
+    name: str = ""
+    summary: str = ""
+    needs_tree: bool = False
+    max_chunk: int | None = None  # cap on chunk size, for passes whose big chunks never work
 
-    def items(self, src: Source, round: int) -> list[Item] | None:
-        """Items of `round`, or None when the pass has no such round."""
-        return self.enumerate(src) if round == 0 else None
+    def __init__(self, name: str | None = None, summary: str | None = None):
+        self.name = name or self.name
+        self.summary = summary or self.summary
+        if not self.name or not self.summary:
+            raise TypeError(f"{type(self).__name__}: a pass needs a name and a one-line summary")
+
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        """Items of `level`, or None when the pass has no such level."""
+        return self.enumerate(src) if level == 0 else None
 
     def enumerate(self, src: Source) -> list[Item]:
         raise NotImplementedError

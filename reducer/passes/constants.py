@@ -39,6 +39,7 @@ def typed_literal(type_: bytes, value: int | bool) -> bytes | None:
 
 class Constants(Pass):
     name = "constants"
+    summary = "replace an integer constant by its value at every use, and delete it"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

@@ -53,28 +53,29 @@ _ALTERNATIVES = 3
 
 class ExprConstant(Pass):
     name = "expr-constant"
+    summary = "replace an expression by its folded value, 0 or 1; a never-written variable by its value"
     needs_tree = True
 
-    def items(self, src: Source, round: int) -> list[Item] | None:
+    def items(self, src: Source, level: int) -> list[Item] | None:
         if src.root is None:
             return None
         found = _found(src)
-        if round == 0:
+        if level == 0:
             return found.known
-        depth, alt = divmod(round - 1, _ALTERNATIVES)
+        depth, alt = divmod(level - 1, _ALTERNATIVES)
         if depth >= len(found.by_depth):
             return None
         return [(spaced(src.text, s, e, alts[alt]),) for s, e, alts in found.by_depth[depth] if alt < len(alts)]
 
 
 class _Found(NamedTuple):
-    known: list[Item]  # round 0
+    known: list[Item]  # level 0
     by_depth: list[list[tuple[int, int, list[bytes]]]]  # per depth: (start, end, shorter replacements)
 
 
 @functools.lru_cache(maxsize=1)
 def _found(src: Source) -> _Found:
-    """The items of every round, computed once per file version: the values they need are asked
+    """The items of every level, computed once per file version: the values they need are asked
     in one question."""
     nodes, by_depth = {}, []
     stack: list[tuple[Node, int]] = [(src.root, 0)]

@@ -58,6 +58,7 @@ def _functions(src: Source) -> list[Node]:
 
 class GlobalToLocal(Pass):
     name = "global-to-local"
+    summary = "move a file-scope variable used in one function into that function"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
@@ -105,6 +106,7 @@ def _only_function(functions: list[Node], toks: list) -> Node | None:
 
 class LocalToGlobal(Pass):
     name = "local-to-global"
+    summary = "make identical constant locals of several functions one global"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

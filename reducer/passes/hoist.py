@@ -57,18 +57,19 @@ def _stand_ins(node: Node) -> list[tuple[int, int]]:
 
 
 class Hoist(Pass):
-    """Round k uses the k-th alternative of every node, so one chunk never mixes two choices
+    """Level k uses the k-th alternative of every node, so one chunk never mixes two choices
     for the same node."""
 
     name = "hoist"
+    summary = "replace a loop by its body, a namespace by its contents, an expression by an operand, and the like"
     needs_tree = True
 
-    def items(self, src: Source, round: int) -> list[Item] | None:
+    def items(self, src: Source, level: int) -> list[Item] | None:
         items = []
         for node in src.nodes():
             if node.type in _PARTS:
                 parts = _stand_ins(node)
-                if round < len(parts):
-                    start, end = parts[round]
+                if level < len(parts):
+                    start, end = parts[level]
                     items.append((Edit(node.start_byte, node.end_byte, src.text[start:end]),))
         return items or None

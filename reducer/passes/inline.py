@@ -45,10 +45,27 @@ class _Callee:
         self.return_nodes = [n for n in walk(self.body) if n.type == "return_statement"]
 
     def ok(self) -> bool:
-        return (self.body is not None and self.body.type == "compound_statement" and all(self.names)
-                and not any(c.type == "__global__" for c in self.node.children)
-                and not any(p.type == "variadic_parameter_declaration" or p.text == b"void" for p in self.params)
-                and not any(n.type in _UNSAFE or n.text == b"static" for n in walk(self.body)))
+        """Whether a call of it can become its body: a plain function with a braced body and
+        named parameters, not a kernel, nothing in the body that cannot be copied."""
+        return self._braced_body() and self._plain_parameters() and not self._kernel() and not self._unsafe_body()
+
+    def _braced_body(self) -> bool:
+        return self.body is not None and self.body.type == "compound_statement"
+
+    def _plain_parameters(self) -> bool:
+        """Every parameter named, none `...`, no `(void)`."""
+        return all(self.names) and not any(
+            p.type == "variadic_parameter_declaration" or p.text == b"void" for p in self.params)
+
+    def _kernel(self) -> bool:
+        return any(c.type == "__global__" for c in self.node.children)
+
+    def _unsafe_body(self) -> bool:
+        """A lambda, a label or goto, a static_assert, a `static` local: copies would differ."""
+        return any(n.type in _UNSAFE or n.text == b"static" for n in walk(self.body))
+
+    def encloses(self, node: Node) -> bool:
+        return self.node.start_byte <= node.start_byte < self.node.end_byte
 
 
 def _param_name(p: Node) -> bytes | None:
@@ -58,39 +75,67 @@ def _param_name(p: Node) -> bytes | None:
 
 class Inline(Pass):
     name = "inline"
+    summary = "inline a function at its call (or at every call, when that shrinks the file) and delete it"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
         counts = Counter(src.text[t.start:t.end] for t in src.tokens if t.kind == "ident")
         defs: dict[bytes, list[Node]] = {}
         for node in src.nodes():
-            decl = node.child_by_field_name("declarator") if node.type == "function_definition" else None
-            if decl is not None and decl.type == "function_declarator" and node.parent.type in _SCOPES:
-                defs.setdefault(simple_name(decl), []).append(node)
+            if _plain_definition(node):
+                defs.setdefault(simple_name(node.child_by_field_name("declarator")), []).append(node)
         calls: dict[bytes, list[Node]] = {}
         for node in src.nodes():
-            if node.type != "call_expression":
-                continue
-            fn = node.child_by_field_name("function")
-            if fn is None or fn.type not in ("identifier", "qualified_identifier") \
-                    or any(c.type == "kernel_call_syntax" for c in node.children):
-                continue
-            calls.setdefault(simple_name(fn), []).append(node)
+            if (name := _called_name(node)) is not None:
+                calls.setdefault(name, []).append(node)
         items = []
         for name, sites in calls.items():
-            if len(defs.get(name, ())) != 1 or counts[name] != 1 + len(sites) or inside_template(defs[name][0]):
-                continue  # one definition, named once there and once at each call
+            if not _named_only_there(name, defs, counts, sites):
+                continue
             callee = _Callee(src, defs[name][0])
-            if not callee.ok() or any(callee.node.start_byte <= c.start_byte < callee.node.end_byte
-                                      or c.start_byte < d.start_byte < c.end_byte for c in sites for d in sites):
-                continue  # recursive, or a call inside another's arguments
+            if not callee.ok() or _recursive_or_nested(callee, sites):
+                continue
             edits = [_inline(src, c, callee) for c in sites]
             if None in edits:
                 continue
             item = (*edits, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte)))
-            if len(sites) == 1 or sum(len(e.replacement) - (e.end - e.start) for e in item) < 0:
+            if len(sites) == 1 or _shrinks(item):
                 items.append(item)
         return items
+
+
+def _plain_definition(node: Node) -> bool:
+    """A function definition with a plain declarator (not one returning a pointer) at file or
+    namespace scope."""
+    if node.type != "function_definition" or node.parent.type not in _SCOPES:
+        return False
+    decl = node.child_by_field_name("declarator")
+    return decl is not None and decl.type == "function_declarator"
+
+
+def _called_name(node: Node) -> bytes | None:
+    """The name a plain call calls (`f(a)`, `ns::f(a)`; no kernel launch, no call through an
+    expression), or None."""
+    if node.type != "call_expression" or any(c.type == "kernel_call_syntax" for c in node.children):
+        return None
+    fn = node.child_by_field_name("function")
+    return simple_name(fn) if fn is not None and fn.type in ("identifier", "qualified_identifier") else None
+
+
+def _named_only_there(name: bytes, defs: dict[bytes, list[Node]], counts: Counter, sites: list[Node]) -> bool:
+    """One definition, outside any template, and the name occurs once there and once at each
+    call: nothing else (a declaration, an address taken) refers to it."""
+    found = defs.get(name, ())
+    return len(found) == 1 and counts[name] == 1 + len(sites) and not inside_template(found[0])
+
+
+def _recursive_or_nested(callee: _Callee, sites: list[Node]) -> bool:
+    """A call inside the callee itself, or a call inside another call's arguments."""
+    return any(callee.encloses(c) or c.start_byte < d.start_byte < c.end_byte for c in sites for d in sites)
+
+
+def _shrinks(item: Item) -> bool:
+    return sum(len(e.replacement) - (e.end - e.start) for e in item) < 0
 
 
 def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
@@ -102,10 +147,8 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
         return _as_statement(src, parent, callee, args, None)
     if parent.type == "return_statement":
         return _as_statement(src, parent, callee, args, b"return")
-    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == call \
-            and parent.child_by_field_name("operator").type == "=" and parent.parent.type == "expression_statement" \
-            and parent.child_by_field_name("left").type == "identifier":
-        return _as_statement(src, parent.parent, callee, args, parent.child_by_field_name("left").text)
+    if (target := _assigned_by(call)) is not None:
+        return _as_statement(src, parent.parent, callee, args, target)
     if parent.type == "init_declarator" and parent.parent.type == "declaration" \
             and parent.parent.parent.type == "compound_statement":
         stmt = parent.parent
@@ -115,6 +158,16 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
             edit = _as_statement(src, stmt, callee, args, decl.text)
             return edit and Edit(edit.start, edit.end, head + decl.text + b";\n" + edit.replacement)
     return _as_expression(src, call, callee, args)
+
+
+def _assigned_by(call: Node) -> bytes | None:
+    """`x` when the call is the whole right side of the statement `x = f(a);`."""
+    parent = call.parent
+    if parent.type != "assignment_expression" or parent.parent.type != "expression_statement":
+        return None
+    left = parent.child_by_field_name("left")
+    plain = parent.child_by_field_name("right") == call and parent.child_by_field_name("operator").type == "="
+    return left.text if plain and left.type == "identifier" else None
 
 
 def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:

@@ -203,6 +203,7 @@ def _bind(params: list[Node], args: list[Node]) -> _Params | None:
 
 class Instantiate(Pass):
     name = "instantiate"
+    summary = "turn a template used with one argument list into the plain function or class"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

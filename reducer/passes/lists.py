@@ -16,6 +16,7 @@ _LISTS = frozenset({
 
 class ListElements(Pass):
     name = "list-elements"
+    summary = "delete elements of comma-separated lists: arguments, template arguments, initializers, declarators"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
@@ -43,6 +44,7 @@ class Initializers(Pass):
     """`int x = f(y);` -> `int x;`, default arguments and default member initializers."""
 
     name = "initializers"
+    summary = "drop initializers: `int x = f(y);` -> `int x;`, default arguments and member initializers"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

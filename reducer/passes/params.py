@@ -52,6 +52,7 @@ def _uses(src: Source) -> dict[tuple[bytes, str], list[list[Node]]]:
 
 class Params(Pass):
     name = "params"
+    summary = "delete a parameter together with its argument at every call or template use"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

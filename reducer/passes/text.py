@@ -16,9 +16,9 @@ class Blank(Pass):
     next to punctuation goes. Lines stay lines (the line pass needs them) unless `join`, which
     the schedule runs last; preprocessor lines stay lines always."""
 
-    def __init__(self, join: bool):
+    def __init__(self, name: str, summary: str, join: bool):
+        super().__init__(name, summary)
         self.join = join
-        self.name = "join-lines" if join else "blank"
 
     def enumerate(self, src: Source) -> list[Item]:
         text, items, prev = src.text, [], None
@@ -70,6 +70,7 @@ def _needs_newline(text: bytes, prev, tok) -> bool:
 
 class Comments(Pass):
     name = "comments"
+    summary = "delete comments (one alone on its line takes the line)"
 
     def enumerate(self, src: Source) -> list[Item]:
         return [deletion(*line_span(src.text, t.start, t.end)) for t in src.tokens if t.kind == "comment"]
@@ -79,6 +80,7 @@ class Lines(Pass):
     """C-Reduce's line pass: ddmin over lines."""
 
     name = "lines"
+    summary = "delete lines (C-Reduce's line pass)"
 
     def enumerate(self, src: Source) -> list[Item]:
         return [deletion(m.start(), m.end()) for m in _LINE.finditer(src.text)]
@@ -88,6 +90,7 @@ class Tokens(Pass):
     """Runs of up to 8 tokens; big chunks of tokens never leave valid code."""
 
     name = "tokens"
+    summary = "delete runs of up to 8 tokens"
     max_chunk = 8
 
     def enumerate(self, src: Source) -> list[Item]:

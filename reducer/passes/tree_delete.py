@@ -10,22 +10,23 @@ from .syntax import deletable
 
 class TreeDelete(Pass):
     name = "tree-delete"
+    summary = "delete statements, declarations, members and preprocessor lines, outermost first (HDD)"
     needs_tree = True
 
-    def items(self, src: Source, round: int) -> list[Item] | None:
-        """The deletable nodes with `round` deletable ancestors; None when there are none, and so
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        """The deletable nodes with `level` deletable ancestors; None when there are none, and so
         none deeper either."""
         if src.root is None:
             return None
         fields: dict = {}
         items = []
         # (node, parent, deletable ancestors): the walk carries parents, since Node.parent descends
-        # from the root, and it stops at this round's nodes, so deep nesting stays cheap
+        # from the root, and it stops at this level's nodes, so deep nesting stays cheap
         stack = [(src.root, None, 0)]
         while stack:
             node, parent, depth = stack.pop()
             if parent is not None and deletable(node, fields, parent):
-                if depth == round:
+                if depth == level:
                     items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
                     continue
                 depth += 1

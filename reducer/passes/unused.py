@@ -72,6 +72,7 @@ def _is_kernel(node: Node) -> bool:
 
 class Unused(Pass):
     name = "unused"
+    summary = "delete a declaration whose name occurs nowhere else"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:

@@ -1,0 +1,64 @@
+"""The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
+evaluator, runs, cache, work directory or oracle), and the engine reads no files and knows no
+oracle. An `ast` walk over every module of the package, imports resolved to absolute names."""
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+# (modules the rule applies to, imported modules it forbids), by dotted prefix
+RULES = [
+    ("interestingness", ("reducer",)),
+    ("reducer.passes", ("reducer.evaluate", "reducer.runs", "reducer.cache", "reducer.workdir", "interestingness")),
+    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache")),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(source: str, module: str, is_package: bool) -> set[str]:
+    """Absolute names of the modules `module` imports (`from . import x` gives both the package
+    and `package.x`, since x may be a module)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            found.add(target)
+            found |= {f"{target}.{alias.name}" for alias in node.names}
+    return found
+
+
+def violations(module: str, imported: set[str]) -> list[str]:
+    def under(name: str, prefix: str) -> bool:
+        return name == prefix or name.startswith(prefix + ".")
+
+    return [f"{module} imports {name}" for scope, forbidden in RULES if under(module, scope)
+            for name in sorted(imported) for prefix in forbidden if under(name, prefix)]
+
+
+def test_the_checker_sees_relative_and_absolute_imports():
+    assert violations("reducer.passes.x", imports("from ..evaluate import Evaluator\n", "reducer.passes.x", False))
+    assert violations("reducer.passes", imports("from ..cache import VerdictCache\n", "reducer.passes", True))
+    assert violations("reducer.engine", imports("from interestingness import bundle\n", "reducer.engine", False))
+    assert violations("reducer.engine", imports("from . import runs\n", "reducer.engine", False))
+    assert violations("interestingness.spill", imports("import reducer.lexer\n", "interestingness.spill", False))
+    assert not violations("reducer.passes.x", imports("from ..edits import Edit\nfrom .base import Pass\n",
+                                                      "reducer.passes.x", False))
+    assert not violations("reducer.runs", imports("from interestingness import bundle\n", "reducer.runs", False))
+
+
+def test_no_module_imports_across_its_layer():
+    modules = [p for package in ("reducer", "interestingness") for p in sorted((ROOT / package).rglob("*.py"))]
+    assert len(modules) > 40
+    found = []
+    for path in modules:
+        module = module_name(path)
+        found += violations(module, imports(path.read_text(), module, path.name == "__init__.py"))
+    assert found == []

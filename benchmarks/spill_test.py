@@ -5,7 +5,7 @@ oracle (same compiles, same predicate, same laziness) that `reduce FILE -- FLAGS
 Configured by environment (scripts get no arguments):
     SPILL_FILE    file name of the candidate in the current directory
     SPILL_FLAGS   clang flags, shell-quoted, include dirs absolute
-    SPILL_KERNEL  mangled target kernel
+    SPILL_KERNEL  mangled target kernel(s), separated by whitespace (all must stay interesting)
     SPILL_UNINIT  -Wuninitialized warnings the original has (the UB guard's limit; unset: no guard)
 Exit 0 = interesting.
 """
@@ -21,7 +21,7 @@ from interestingness.spill import SpillOracle  # noqa: E402
 def main() -> int:
     name = os.environ["SPILL_FILE"]
     oracle = SpillOracle(name, shlex.split(os.environ.get("SPILL_FLAGS", "")), kernels=None)
-    oracle.targets = (os.environ["SPILL_KERNEL"],)
+    oracle.targets = tuple(os.environ["SPILL_KERNEL"].split())
     oracle.uninitialized = int(os.environ["SPILL_UNINIT"]) if "SPILL_UNINIT" in os.environ else None
     return 0 if oracle.test(Path(name).read_bytes()).interesting else 1
 

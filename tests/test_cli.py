@@ -224,17 +224,18 @@ def test_ctrl_c_or_term_keeps_the_best_so_far_and_leaves_no_temp_dirs(tmp_path, 
 
 @needs_clang22
 def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
-    """Flatten the hipconv headers into the c120 repro, reduce (comments, tree deletion and table re-basing
-    only, to stay within the suite's time), and `reduce check` the standalone result."""
-    case = ROOT / "corpora" / "wgrad_c120_pos"
+    """Flatten the quick case's headers into its repro, reduce (comments, instantiation and unused
+    declarations only, to stay within the suite's time), and `reduce check` the standalone result."""
+    case = ROOT / "corpora" / "wgrad_quick_pos"
     flags = (case / "flags").read_text().split()
-    out = tmp_path / "c120.hip"
-    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "comments,rebase-index,tree-delete",
+    out = tmp_path / "quick.hip"
+    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "comments,instantiate,unused",
                "--", *flags, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     reduced = out.read_text()
-    assert "#include \"" not in reduced and "direct_wgrad/" not in reduced  # one standalone file
-    assert len(reduced) < 20_000  # the flattened file is 62 KB
+    assert "#include \"" not in reduced and "quick/" not in reduced  # one standalone file
+    assert "template void launch_wgrad" not in reduced  # the instantiation became plain code
+    assert len(reduced) < 10_000  # the flattened file is 12 KB
     check = reduce("check", out, "--json", "--", *flags, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
     report = json.loads(check.stdout)

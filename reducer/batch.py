@@ -207,13 +207,14 @@ def _report(cases: list[Case], out: Path, state: dict[str, Any]) -> Path:
         s = json.loads(summary_path.read_text()) if summary_path.exists() and record["outcome"] != "failed" else None
         summaries[c.name] = {**record, "summary": s}
         if s:
-            rows.append(f"| {c.name} | {record['outcome']} | {s['bytes']['original']} -> {s['bytes']['result']} | "
-                        f"{s['tokens']['original']} -> {s['tokens']['result']} | {s['tests']} | "
+            b, t = s["bytes"], s["tokens"]  # the start is the original with its project headers flattened in
+            rows.append(f"| {c.name} | {record['outcome']} | {b['start']} -> {b.get('reduced', b['result'])} "
+                        f"({b['result']} written) | {t['start']} -> {t.get('reduced', t['result'])} | {s['tests']} | "
                         f"{s['wall_seconds']:.0f} | [report]({c.name}/report.md) |")
         else:
             rows.append(f"| {c.name} | **{record['outcome']}** | | | | | {record.get('error', '')} |")
-    text = "\n".join(["# Batch report", "", "| case | outcome | bytes | tokens | tests | wall s | |",
-                      "|---|---|---|---|---|---|---|", *rows, ""])
+    text = "\n".join(["# Batch report", "", "| case | outcome | bytes: start -> reduced (file written, finished) "
+                      "| tokens | tests | wall s | |", "|---|---|---|---|---|---|---|", *rows, ""])
     atomic_write(out / "summary.json", (json.dumps(summaries, indent=1) + "\n").encode())
     atomic_write(out / "report.md", text.encode())
     return out / "report.md"

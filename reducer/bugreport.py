@@ -173,8 +173,8 @@ body {
   code = $0; comment = ""
   c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
   code = trim(code)
+  if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
   if (code == "" || substr(code, 1, 1) == ".") next
-  if (code ~ /:$/) { label[substr(code, 1, length(code) - 1)] = n; next }
   n++; split(code, f, /[ \t]+/); mn[n] = f[1]
   ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
   spill[n] = (comment ~ /Folded Spill|Folded Reload/)

@@ -25,3 +25,11 @@ __global__ BOUND void spill(float* __restrict__ a, const float* __restrict__ b, 
 def pressure(n: int, bound: str = "") -> str:
     """A kernel with `n` values live at once under launch bound `bound`."""
     return f"#define N {n}\n#define BOUND {bound}\n" + PRESSURE
+
+
+def pressure_in_a_loop(runtime: bool = True) -> str:
+    """pressure(140) with its middle loop kept as a loop (a runtime trip count, not unrolled): the
+    spill code sits inside it. runtime=False: the plain, fully unrolled kernel."""
+    text = pressure(140)
+    return text.replace("for (int k = 0; k < 4; k++)", "for (int k = 0; k < n; k++)").replace(
+        "#pragma unroll\n  for (int k", "#pragma nounroll\n  for (int k") if runtime else text

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT, needs_clang22
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle
-from kernels import pressure
+from kernels import pressure_in_a_loop
 from reducer.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
@@ -51,12 +51,6 @@ def test_the_guard_falls_back_to_verdicts_when_the_originals_own_code_changes(tm
         text.encode())
     assert o.guards["init"] == "verdict" and "compares verdicts only" in o.guards_off[0]
     assert o.test(text.encode()).interesting
-
-
-def pressure_in_a_loop(runtime: bool = True) -> str:
-    text = pressure(140)
-    return text.replace("for (int k = 0; k < 4; k++)", "for (int k = 0; k < n; k++)").replace(
-        "#pragma unroll\n  for (int k", "#pragma nounroll\n  for (int k") if runtime else text
 
 
 def test_the_loop_guard_refuses_a_straight_line_spill_when_the_original_spills_in_a_loop(tmp_path):

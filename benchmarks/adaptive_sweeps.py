@@ -88,8 +88,9 @@ def main() -> None:
         for r in results:
             s = r["summary"]
             at = ", ".join(f"{t:.0f}s: {size_at(s['history'], t)}" for t in args.at)
-            rows.append(f"| {case.name} | {r['variant']} | {s['bytes']['result']} ({s['bytes']['start']}) | "
-                        f"{s['tokens']['result']} ({s['tokens']['start']}) | {s['tests']} | {r['wall']:.0f} | "
+            b, t = s["bytes"], s["tokens"]  # the reduced text's size, before the finishing steps
+            rows.append(f"| {case.name} | {r['variant']} | {b.get('reduced', b['result'])} ({b['start']}) | "
+                        f"{t.get('reduced', t['result'])} ({t['start']}) | {s['tests']} | {r['wall']:.0f} | "
                         f"{r['sweeps']} | {'yes' if r['finished'] else 'stopped by the budget'} |"
                         + (f" {at} |" if args.at else ""))
             print(rows[-1], flush=True)

@@ -35,6 +35,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+// the host's std:: math and stdlib overloads, as clang's own HIP runtime wrapper includes them
+// (code that calls std::fabs on the host gets them through <hip/hip_runtime.h> with ROCm)
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 #include <utility>

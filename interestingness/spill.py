@@ -8,6 +8,7 @@ tries lose the spill, so this halves their cost).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import os
 import re
@@ -197,11 +198,12 @@ class SpillOracle:
         resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops)
         resolved.interesting = interesting
         if self.guards["init"]:
-            failed = resolved._init_failure(original, m.compiled[LTO].asm)
+            plain = code_digests(m.compiled[LTO].asm, targets)
+            failed = resolved._init_failure(original, plain)
             if failed:
                 resolved.guards = {**resolved.guards, "init": "verdict"}
                 resolved.guards_off.append(f"the init guard compares verdicts only: the original itself {failed}")
-                failed = resolved._init_failure(original, m.compiled[LTO].asm)
+                failed = resolved._init_failure(original, plain)
             if failed:
                 resolved.guards = {**resolved.guards, "init": False}
                 resolved.guards_off.append(f"the init guard is off: the original itself {failed}")
@@ -230,54 +232,69 @@ class SpillOracle:
                 "init_guard": self.guards["init"]}
 
     def test(self, content: bytes) -> Verdict:
+        """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""
         if self.targets is None:
             raise RuntimeError("SpillOracle.test before resolve_targets(original)")
         start = time.monotonic()
-        verdict, lto_asm = self._test(content)
-        if verdict.interesting and self.guards["init"]:
-            failed = self._init_failure(content, lto_asm)
-            if failed:
-                verdict = Verdict(False, f"init guard: the candidate {failed}", details=verdict.details)
-        return Verdict(verdict.interesting, verdict.reason, verdict.infra_failure, time.monotonic() - start,
-                       verdict.details)
+        verdict = self._test(content)
+        return dataclasses.replace(verdict, seconds=time.monotonic() - start)
+
+    def confirm(self, content: bytes, verdict: Verdict) -> Verdict:
+        """The init guard, for a candidate about to be kept (`verdict` is its interesting `test`):
+        two more LTO builds, paid by the few candidates that are accepted, not by every
+        speculative one that happens to be interesting."""
+        if not self.guards["init"]:
+            return verdict
+        start = time.monotonic()
+        failed = self._init_failure(content, verdict.details.get("lto_code", {}))
+        seconds = verdict.seconds + time.monotonic() - start
+        if failed:
+            return Verdict(False, f"init guard: the candidate {failed}", seconds=seconds, details=verdict.details)
+        return dataclasses.replace(verdict, seconds=seconds)
 
     def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
         """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
-        return {mode: self._init_difference(content, lto_asm, kernels, mode) for mode in INIT_MODES}
+        plain = code_digests(lto_asm, kernels)
+        return {mode: self._init_difference(content, plain, kernels, mode) for mode in INIT_MODES}
 
-    def _init_difference(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str], mode: str) -> str:
+    def _init_difference(self, content: bytes, plain: dict[str, list], kernels: Sequence[str], mode: str) -> str:
         """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
-        instructions of the plain build (`lto_asm`). When nothing is read before it is written,
-        every initialising store is dead and the code is the same; when it differs, a kernel reads
-        an automatic variable before writing it (the undefined value is what the optimiser
-        folded). Same code also means the same figures, so the spill differential holds with the
-        variables initialised."""
+        instructions of the plain build (`plain`: code_digests). When nothing is read before it is
+        written, every initialising store is dead and the code is the same; when it differs, a
+        kernel reads an automatic variable before writing it (the undefined value is what the
+        optimiser folded). Same code also means the same figures, so the spill differential holds
+        with the variables initialised."""
         c = self.compiler.compile(LTO, content, extra=(f"-ftrivial-auto-var-init={mode}",))
         if not c.ok:
             return f"does not build ({c.failure}): {c.message}"
-        plain, other = by_target(code(lto_asm), kernels), by_target(code(c.asm), kernels)
+        other = code_digests(c.asm, kernels)
         changed = [k for k in kernels if other.get(k) != plain.get(k)]
-        return (f"other code for {changed[0]} ({len(plain.get(changed[0], ()))} -> "
-                f"{len(other.get(changed[0], ()))} instructions)") if changed else ""
+        if not changed:
+            return ""
+        k = changed[0]
+        return f"other code for {k} ({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)"
 
-    def _init_failure(self, content: bytes, lto_asm: Sequence[str]) -> str | None:
-        """Why `content` fails the init guard at its level, if it does."""
+    def _init_failure(self, content: bytes, plain: dict[str, list]) -> str | None:
+        """Why `content` fails the init guard at its level, if it does (`plain`: code_digests of
+        its plain LTO build)."""
         for mode in INIT_MODES:
             if self.guards["init"] == "code":
-                if diff := self._init_difference(content, lto_asm, self.targets, mode):
+                if diff := self._init_difference(content, plain, self.targets, mode):
                     return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
-            elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))[0]).interesting:
+            elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
                 return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
         return None
 
-    def _test(self, content: bytes, extra: Sequence[str] = ()) -> tuple[Verdict, Sequence[str]]:
-        """The predicate (with the UB and loop guards) on both sides built with `extra` flags, and
-        the LTO side's asm."""
+    def _test(self, content: bytes, extra: Sequence[str] = ()) -> Verdict:
+        """The predicate (with the UB and loop guards) on both sides built with `extra` flags. An
+        interesting verdict's details hold the target kernels' LTO code digests, for `confirm`."""
         details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
         lto_asm: Sequence[str] = ()
 
-        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> tuple[Verdict, Sequence[str]]:
-            return Verdict(interesting, reason, infra, 0.0, details), lto_asm
+        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
+            if interesting:
+                details["lto_code"] = code_digests(lto_asm, self.targets)
+            return Verdict(interesting, reason, infra, 0.0, details)
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
         for side in SIDES:
@@ -368,6 +385,13 @@ def by_target(table: dict[str, Metrics], targets: Sequence[str]) -> dict[str, Me
         if t not in out and len(same) == 1:
             out[t] = table[same[0]]
     return out
+
+
+def code_digests(asm: Sequence[str], kernels: Sequence[str]) -> dict[str, list]:
+    """{kernel: [sha256 of its instructions, how many]}: enough to tell whether two builds gave a
+    kernel the same code, small enough to travel in a verdict's details."""
+    table = by_target(code(asm), kernels)
+    return {k: [hashlib.sha256(repr(table[k]).encode()).hexdigest(), len(table[k])] for k in kernels if k in table}
 
 
 def _kernel(table: dict[str, Metrics] | None, name: str) -> Metrics | None:

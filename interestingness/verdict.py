@@ -34,3 +34,8 @@ class Oracle(Protocol):
 
     def test(self, content: bytes) -> Verdict:
         """Test one candidate of the file under reduction. Must be safe to call concurrently."""
+
+    # Optional, for a check too costly to run on every candidate:
+    #     def confirm(self, content: bytes, verdict: Verdict) -> Verdict
+    # called only for a candidate about to be kept, with its interesting `test` verdict; what it
+    # returns is the candidate's verdict (the spill oracle's init guard).

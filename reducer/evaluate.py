@@ -30,6 +30,8 @@ class Counters:
     shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
     flaky: int = 0           # interesting once, not on re-check: never committed
+    confirms: int = 0        # oracle confirmations of a candidate about to be kept
+    unconfirmed: int = 0     # of them, refused: the next interesting candidate was confirmed instead
     infra_retries: int = 0
     oracle_seconds: float = 0.0
 
@@ -72,6 +74,11 @@ class Evaluator:
         # test, so a resumed run knows which pass its earlier sessions' tests were for.
         self.label = ""
         self._memo: dict[str, Verdict] = {}
+        # An oracle with a stricter, costlier check (`confirm`) has it run only on the candidate
+        # about to be kept: a test's interesting verdict stays provisional, in this run's memory
+        # only, until then. Memory, journal and cache hold settled verdicts alone.
+        self._confirm = getattr(oracle, "confirm", None)
+        self._provisional: dict[str, Verdict] = {}
         self._rejected_layouts: dict[str, Verdict] = {}
         self._accepted_layouts: set[str] = set()  # only to count layout_retests
         self._streak: tuple[str, int] = ("", 0)  # the last verdicts' shared failure reason, and how many
@@ -101,7 +108,7 @@ class Evaluator:
 
     def test(self, content: bytes) -> Verdict:
         known = self._known(content)
-        return known if known is not None else self._run([content])[0]
+        return known if known is not None else self._settle(content, self._run([content])[0])
 
     def test_repeatedly(self, content: bytes, times: int, within_budget: bool = True) -> list[Verdict]:
         """Fresh verdicts (no memory, no cache) of `times` tests at once, to tell a stable oracle
@@ -172,15 +179,40 @@ class Evaluator:
         return bool(self._streak[0]) and self._streak[1] >= window
 
     def retest(self, content: bytes) -> Verdict:
-        """A fresh verdict of `content` that replaces whatever was remembered of it, here, in the
-        journal and in the cache."""
+        """A fresh verdict of `content` (confirmed, if interesting) that replaces whatever was
+        remembered of it, here, in the journal and in the cache."""
         verdict = self._dispatch([content])[0]
         if not verdict.infra_failure:
-            if self.cache is not None:
-                self.cache.put(content, verdict)
-            self._remember(content, verdict)
+            self._keep(content, verdict)
+            verdict = self._settle(content, verdict)
         self._streak = ("", 0)
         return verdict
+
+    def _settle(self, content: bytes, verdict: Verdict) -> Verdict:
+        """The verdict `content` is kept on: a provisional one (interesting, not yet confirmed)
+        goes through the oracle's confirmation, which a failure of the machinery may not answer
+        (it is retried once, then reported and nothing is remembered)."""
+        key = digest(content)
+        if key not in self._provisional:
+            return verdict
+        for attempt in range(2):
+            with self._lock:
+                self.counters.confirms += 1
+            confirmed = self._call(self._confirm, [(content, verdict)])[0]
+            with self._lock:
+                self.counters.oracle_seconds += max(0.0, confirmed.seconds - verdict.seconds)
+            if not confirmed.infra_failure:
+                break
+            self._journal_check(content, confirmed)
+        else:
+            return confirmed
+        with self._lock:
+            del self._provisional[key]
+            self.counters.unconfirmed += not confirmed.interesting
+        if self.cache is not None:
+            self.cache.put(content, confirmed)
+        self._remember(content, confirmed)
+        return confirmed
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
         """Index, content and verdict of the first interesting candidate, testing `jobs` at a
@@ -212,7 +244,7 @@ class Evaluator:
                 return None
             verdicts = self._run([c for _, c in batch])
             for (index, content), verdict in zip(batch, verdicts):
-                if verdict.interesting:
+                if verdict.interesting and (verdict := self._settle(content, verdict)).interesting:
                     return index, content, verdict
             if hit is not None:
                 return hit
@@ -222,8 +254,9 @@ class Evaluator:
         A candidate another process is testing right now (a claim in the shared cache) is not
         tested again: its verdict is awaited."""
         self.budget.check(self.counters.tests)
-        mine = [i for i, c in enumerate(contents) if self.cache is None or self.cache.claim(c, self.stale_after)]
-        verdicts: list[Verdict | None] = [None] * len(contents)
+        verdicts: list[Verdict | None] = [self._provisional.get(digest(c)) for c in contents]
+        mine = [i for i, c in enumerate(contents)
+                if verdicts[i] is None and (self.cache is None or self.cache.claim(c, self.stale_after))]
         try:
             for i, v in zip(mine, self._dispatch([contents[i] for i in mine])):
                 verdicts[i] = v
@@ -244,14 +277,14 @@ class Evaluator:
                                           v.infra_failure, v.seconds)
             for i in mine:
                 if not verdicts[i].infra_failure:
-                    if self.cache is not None:
-                        self.cache.put(contents[i], verdicts[i])
-                    self._remember(contents[i], verdicts[i])
+                    self._keep(contents[i], verdicts[i])
         finally:
             if self.cache is not None:
                 for i in mine:
                     self.cache.release(contents[i])
         for i in sorted(set(range(len(contents))) - set(mine)):
+            if verdicts[i] is not None:  # provisional
+                continue
             verdict = self.cache.wait(contents[i], self.stale_after)
             if verdict is None:  # its producer died or failed: test it here
                 verdicts[i] = self._run([contents[i]])[0]
@@ -260,6 +293,18 @@ class Evaluator:
                 verdicts[i] = verdict
                 self._remember(contents[i], verdict)
         return verdicts
+
+    def _keep(self, content: bytes, verdict: Verdict) -> None:
+        """Remember a test's verdict; an interesting one that awaits confirmation stays provisional
+        (journalled as a check: the test was made, the verdict is not settled)."""
+        if verdict.interesting and self._confirm is not None:
+            with self._lock:
+                self._provisional[digest(content)] = verdict
+            self._journal_check(content, verdict)
+            return
+        if self.cache is not None:
+            self.cache.put(content, verdict)
+        self._remember(content, verdict)
 
     def _remember(self, content: bytes, verdict: Verdict) -> None:
         key = digest(content)
@@ -273,11 +318,15 @@ class Evaluator:
             return []
         with self._lock:
             self.counters.tests += len(contents)
-        if self._parallel is None or (len(contents) == 1 and self._client is None):
-            verdicts = [self.oracle.test(c) for c in contents]
-        else:
-            verdicts = list(self._parallel(delayed(self.oracle.test)(c) for c in contents))
+        verdicts = self._call(self.oracle.test, [(c,) for c in contents])
         with self._lock:
             self.counters.oracle_seconds += sum(v.seconds for v in verdicts)
         return verdicts
+
+    def _call(self, method, calls: list[tuple]) -> list[Verdict]:
+        """An oracle method on each argument tuple: in this process when there is no pool, or a
+        single call without a cluster to send it to; else through the pool."""
+        if self._parallel is None or (len(calls) == 1 and self._client is None):
+            return [method(*args) for args in calls]
+        return list(self._parallel(delayed(method)(*args) for args in calls))
 

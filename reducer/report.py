@@ -79,7 +79,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"| bytes | {b['original']} | {b['start']} | {b['reduced']} | {b['result']} |",
         f"| tokens | {t['original']} | {t['start']} | {t['reduced']} | {t['result']} |", "",
         *_files_table(s),
-        f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)",
+        f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)"
+        + (f"; confirmations of a candidate about to be kept: {c['confirms']} ({c.get('unconfirmed', 0)} refused)"
+           if c.get("confirms") else ""),
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "
         f"rejected as a respacing of a rejected candidate {c.get('layout_rejects', 0)}); tested although a "

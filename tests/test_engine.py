@@ -245,3 +245,31 @@ def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
         assert engine.reduce(out) == out
     same = {jobs: reduce(CODE, Contains((b"keep_me", b"return")), jobs, adaptive=True)[0] for jobs in (1, 3)}
     assert len(set(same.values())) == 1
+
+
+@dataclass
+class ConfirmsWithout(Contains):
+    """Interesting while every needle is in; confirmed only when `must` is in too (a stricter
+    check, like the spill oracle's init guard). Counts confirmations."""
+
+    must: bytes = b""
+    confirmed: list = field(default_factory=list)
+
+    def confirm(self, content: bytes, verdict: Verdict) -> Verdict:
+        self.confirmed.append(content)
+        return verdict if self.must in content else Verdict(False, "refused on confirmation")
+
+
+def test_a_stricter_check_runs_only_on_candidates_about_to_be_kept():
+    oracle = ConfirmsWithout((b"keep_me",), must=b"int a")
+    result, ev = reduce(CODE, oracle)
+    assert b"keep_me" in result and b"int a" in result  # nothing was kept on the first check alone
+    # confirmed: the candidates kept, and those refused (each then rejected for good)
+    assert ev.counters.confirms == len(oracle.confirmed) and ev.counters.unconfirmed > 0
+    assert sum(b"int a" not in c for c in oracle.confirmed) == ev.counters.unconfirmed
+    assert len(set(oracle.confirmed)) == len(oracle.confirmed)  # a settled verdict is never confirmed again
+    for jobs in (2, 4):  # speculative interesting candidates are not confirmed: same result, same path
+        other = ConfirmsWithout((b"keep_me",), must=b"int a")
+        again, ev_j = reduce(CODE, other, jobs=jobs)
+        assert again == result and other.confirmed == oracle.confirmed
+        assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed

@@ -8,6 +8,7 @@ from conftest import ROOT, needs_clang22
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle
 from kernels import pressure_in_a_loop
+from reducer.evaluate import Evaluator
 from reducer.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
@@ -29,16 +30,23 @@ def oracle(tmp_path, **kw) -> SpillOracle:
     return SpillOracle(CASE / "repro.hip", FLAGS, cwd=ROOT, tmp_dir=tmp_path, **kw)
 
 
+def kept(o: SpillOracle, content: bytes):
+    """The verdict a run keeps `content` on: the test, then (the evaluator's call, for a candidate
+    about to be kept) the confirmation."""
+    return Evaluator(o).test(content)
+
+
 def test_deleting_an_arrays_initialisation_is_refused_by_the_init_guard(tmp_path, c120):
     flat, no_init = c120
     guarded = oracle(tmp_path).resolve_targets(flat)
     assert guarded.guards["init"] == "code" and not guarded.guards_off
-    verdict = guarded.test(no_init)
+    assert guarded.test(no_init).interesting  # the test alone passes it: the guard is in `confirm`
+    verdict = kept(guarded, no_init)
     assert not verdict.interesting and "reads an automatic variable before writing it" in verdict.reason
-    assert guarded.test(flat).interesting
+    assert kept(guarded, flat).interesting
     # without the guard the same candidate keeps the spill differential: the guard is what refuses it
     unguarded = oracle(tmp_path, init_guard=False).resolve_targets(flat)
-    assert unguarded.test(no_init).interesting
+    assert kept(unguarded, no_init).interesting
     assert guarded.identity() != unguarded.identity()  # a verdict of one is never the other's cache hit
 
 
@@ -50,7 +58,7 @@ def test_the_guard_falls_back_to_verdicts_when_the_originals_own_code_changes(tm
     o = SpillOracle("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve_targets(
         text.encode())
     assert o.guards["init"] == "verdict" and "compares verdicts only" in o.guards_off[0]
-    assert o.test(text.encode()).interesting
+    assert kept(o, text.encode()).interesting
 
 
 def test_the_loop_guard_refuses_a_straight_line_spill_when_the_original_spills_in_a_loop(tmp_path):

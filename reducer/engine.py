@@ -99,6 +99,8 @@ class Engine:
         stall_window: int = 300,
         values=None,
         adaptive: bool = False,
+        revisit: Sequence[Pass] = (),
+        revisit_shrink: float = 0.2,
     ):
         self.evaluator = evaluator
         self.language = language
@@ -128,6 +130,14 @@ class Engine:
         # Constant values from the compiler (reducer/values.py), for the passes that fold: bound
         # to each best part as the `values` of its Source. None: they use the tree evaluator.
         self.values = values
+        # Main passes that fold what the others expose (instantiate, unused): next to nothing to
+        # do until a deletion makes them applicable, then a big step. In a sweep, once the part
+        # has shrunk by `revisit_shrink` since they last ran, they run again at once, between two
+        # searches of the pass that shrank it, rather than a sweep later (on a big file the first
+        # sweep's tree-delete alone can take an hour).
+        self.revisit = list(revisit)
+        self.revisit_shrink = revisit_shrink
+        self._revisit_mark: int | None = None  # the part's size when they last ran; None: not in a sweep
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -158,18 +168,38 @@ class Engine:
         self.status.sweep += 1
         self.status.full_sweep = len(schedule) == len(self.main)
         before = {p.name: self._yield(p).accepted for p in schedule}
-        self._over_parts(schedule)
+        self._over_parts(schedule, sweep=True)
         return [p for p in schedule if self._yield(p).accepted > before[p.name]]
 
     def _yield(self, p: Pass) -> PassYield:
         return self.status.per_pass.setdefault(p.name, PassYield())
 
-    def _over_parts(self, schedule: Sequence[Pass]) -> None:
+    def _over_parts(self, schedule: Sequence[Pass], sweep: bool = False) -> None:
         for i in range(len(self.parts)):
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
+            self._revisit_mark = len(self.best.text) if sweep else None
             for p in schedule:
                 self._run_pass(p)
+                if self._revisit_mark is not None and p in self.revisit:
+                    self._revisit_mark = len(self.best.text)
+        self._revisit_mark = None
+
+    def _revisit(self, p: Pass, stats: PassYield) -> None:
+        """Run the revisit passes now if the part has shrunk enough since they last ran; then go
+        on with `p` (its tests are charged to it, theirs to them)."""
+        mark = self._revisit_mark
+        if mark is None or p in self.revisit or len(self.best.text) > (1 - self.revisit_shrink) * mark:
+            return
+        self._charge(stats)
+        self._revisit_mark = None  # no revisit within a revisit
+        for q in self.revisit:
+            self._run_pass(q)
+        self._revisit_mark = len(self.best.text)
+        self.status.current_pass = p.name
+        self.evaluator.label = p.name
+        self._charged = (time.monotonic(), *self._counts())
+        self.on_event("pass", self.status)
 
     def _run_pass(self, p: Pass) -> None:
         if p.name in self.status.dropped or (p.needs_tree and self.best.tree is None):
@@ -260,6 +290,7 @@ class Engine:
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
                 self._accept(self._apply(level, self.best.text, items[start:start + size]), stats)
                 pos += index * size
+                self._revisit(p, stats)
                 items = self._items(p, level, clock) or []
             size //= 2
 

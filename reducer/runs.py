@@ -295,7 +295,8 @@ class _Session:
                              on_pass_bug=self._pass_bug, pass_time_cap=cap,
                              caps={int(k): v for k, v in state.get("caps", {}).items()},
                              bugs={b["run"]: b["searches"] for b in self.pass_bugs.values()},
-                             adaptive=config.adaptive_sweeps, values=self.values)
+                             adaptive=config.adaptive_sweeps, values=self.values,
+                             revisit=[p for p in main_passes if p.name in passes.REVISIT])
         output = Path(config.output)
         try:
             self._write_result(wd.read("best") or text)

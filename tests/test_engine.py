@@ -273,3 +273,39 @@ def test_a_stricter_check_runs_only_on_candidates_about_to_be_kept():
         again, ev_j = reduce(CODE, other, jobs=jobs)
         assert again == result and other.confirmed == oracle.confirmed
         assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+
+
+class Watches(passes.REGISTRY["lines"].__class__):
+    """Proposes nothing; records the size of each file it is given (a stand-in for a folding pass)."""
+
+    name = "watch"
+    summary = "records what it sees"
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[int] = []
+
+    def enumerate(self, src):
+        self.seen.append(len(src.text))
+        return []
+
+
+def test_revisit_passes_run_again_mid_pass_once_the_file_has_shrunk_enough():
+    watch, runs = Watches(), []
+    with Evaluator(Contains((b"keep_me", b"v7 ")), 1) as ev:
+        engine = Engine(ev, "cpp", first=(), main=[watch, *passes.resolve(["lines"])], revisit=[watch],
+                        on_event=lambda kind, s: kind == "pass" and runs.append((s.sweep, s.current_pass)))
+        out = engine.reduce(LINES)
+    assert out == b"int v7 = 7;\nint keep_me;\n"
+    # sweep 1: at its start, then within `lines` after each accept that left at most 80% of the size
+    # at its last run; then once per later sweep
+    first = [n for sweep, n in runs if sweep == 1]
+    assert first[:2] == ["watch", "lines"] and first.count("watch") > 1 and first[-1] == "lines"
+    sizes = watch.seen[:first.count("watch")]
+    assert all(b <= 0.8 * a for a, b in zip(sizes, sizes[1:]))
+    assert engine.status.per_pass["watch"].tests == 0 and engine.status.per_pass["lines"].tests == ev.counters.tests
+    # without revisit passes: once per sweep
+    plain = Watches()
+    with Evaluator(Contains((b"keep_me", b"v7 ")), 1) as ev:
+        assert Engine(ev, "cpp", first=(), main=[plain, *passes.resolve(["lines"])]).reduce(LINES) == out
+    assert len(plain.seen) < len(watch.seen)

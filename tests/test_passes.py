@@ -123,3 +123,16 @@ def test_list_elements_deletes_single_declarators():
     assert b"struct P { int n, c, h; };\nint a = 1;\n" in outs
     tail = [i for i in REGISTRY["list-elements"].items(Source(text, "cpp"), 0)][1:3]
     assert apply(text, [e for item in tail for e in item]) == b"struct P { int n ; };\nint a = 1, b;\n"
+
+
+def test_branches_deletes_a_case_or_an_else_whole():
+    text = (b"template <class T> int run();\n"
+            b"int launch(int t) {\n  switch (t) {\n  case 0: return run<short>();\n  case 1: return run<float>();\n"
+            b"  default: return -1;\n  }\n}\n"
+            b"int pick(int t) {\n  if (t) return run<short>();\n  else if (t > 1) return run<float>();\n  else return 0;\n}\n")
+    outs = results("branches", text)
+    assert len(outs) == 4  # three cases (default too) and the outer else, which holds the inner one
+    assert b"  case 1: return run<float>();\n" not in outs[1] and b"  case 0: return run<short>();\n" in outs[1]
+    assert outs[3].endswith(b"  if (t) return run<short>();\n}\n")
+    for out in outs:
+        assert Source(out, "cpp").error_count == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .aliases import Aliases
 from .balanced import balanced_passes
+from .branches import Branches
 from .base import Pass
 from .constants import Constants
 from .expr_constant import ExprConstant
@@ -32,20 +33,22 @@ def _registry(*all_passes: Pass) -> dict[str, Pass]:
 REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
-    Lines(), Tokens(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Lines(), Tokens(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     *balanced_passes(),
 )
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters", "expr-constant",
     "tokens", "blank",
 )
 LAST = ("join-lines",)
+# main passes the engine runs again, mid-pass, as soon as the file has shrunk enough (Engine.revisit)
+REVISIT = ("instantiate", "unused")
 
 
 def catalogue() -> str:
@@ -54,7 +57,9 @@ def catalogue() -> str:
     width = max(map(len, REGISTRY)) + 2
     lines = ["The default schedule: the first passes once, then sweeps of the main passes until one removes",
              "nothing, then the last passes once. --skip-passes takes passes out of it; --passes runs only",
-             "the passes it names, swept as the main passes."]
+             "the passes it names, swept as the main passes.",
+             f"Within a sweep, {' and '.join(REVISIT)} run again between two searches of another pass as",
+             "soon as the file has shrunk by a fifth since they last ran."]
     for title, names in (("first", FIRST), ("main", MAIN), ("last", LAST)):
         lines += ["", f"{title}:"] + [f"  {n:<{width}}{REGISTRY[n].summary}" for n in names]
     scheduled = {*FIRST, *MAIN, *LAST}
@@ -70,4 +75,4 @@ def resolve(names: list[str]) -> list[Pass]:
     return [REGISTRY[n] for n in names]
 
 
-__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "catalogue", "resolve"]
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "REVISIT", "catalogue", "resolve"]

@@ -4,6 +4,7 @@ from kernels import PRESSURE
 from transforms import PRELUDE, fixpoint, mfma_counts
 
 from interestingness.spill import SpillOracle, base_name
+from reducer.edits import apply
 from reducer.passes import REGISTRY
 from reducer.source import Source
 
@@ -107,3 +108,16 @@ def test_unnamed_template_parameters_bind_nothing():
     assert out.endswith(b"__device__ void put(float* d) { d[0] = 1; }\n__device__ void add(float* d) { d[1] += 2; }\n"
                         b"__global__ void k(float* d) { put(d); add(d); }\n")
     assert mfma_counts(out) == mfma_counts(text)  # builds, same kernel
+
+
+def test_a_namespace_qualifier_is_not_a_local_name():
+    """`conv::configs[1]` looks up the namespace `conv`, never a local variable `conv` elsewhere
+    (real code has both: `const auto conv = problem.conv();`)."""
+    text = (b"namespace conv { struct C { int n; }; constexpr C configs[] = {{1}, {2}}; }\n"
+            b"int use() { int conv = 3; return conv; }\n"
+            b"template <conv::C K> int launch() { return K.n; }\n"
+            b"template int launch<conv::configs[1]>();\n")
+    items = REGISTRY["instantiate"].items(Source(text, "cpp"), 0)
+    assert len(items) == 1
+    out = apply(text, items[0])
+    assert b"template" not in out and b"int launch()" in out, out.decode()

@@ -136,3 +136,33 @@ def test_branches_deletes_a_case_or_an_else_whole():
     assert outs[3].endswith(b"  if (t) return run<short>();\n}\n")
     for out in outs:
         assert Source(out, "cpp").error_count == 0
+
+
+def test_macros_expands_plain_substitutions_and_deletes_the_define():
+    text = (b"#define ATTRS(block, waves) __launch_bounds__(block, waves)\n"
+            b"#define HD __host__ __device__\n"
+            b"template <typename T>\n__global__ ATTRS(T::threads, 2) void k(T t) { HD_use(); }\n"
+            b"HD int f() { return 1; }\n")
+    outs = results("macros", text, "cuda")
+    assert len(outs) == 2
+    attrs = outs[0]
+    assert b"#define ATTRS" not in attrs and b"__global__ __launch_bounds__ ( T::threads , 2 ) void k" in attrs
+    tree = Source(attrs, "cuda")
+    assert tree.error_count < Source(text, "cuda").error_count and tree.root.children[1].type == "template_declaration"
+    assert tree.root.children[1].named_children[-1].type == "function_definition"  # the kernel, inside its template
+    assert outs[1].endswith(b"__host__ __device__ int f() { return 1; }\n") and b"HD_use" in outs[1]
+
+
+def test_macros_leaves_what_is_not_plain_substitution():
+    text = (b"#define STR(x) #x\n#define CAT(a, b) a##b\n#define V(...) f(__VA_OPT__(,))\n"
+            b"#define ON 1\n#if ON\n#endif\n#define TWICE(x) x x\n#define SELF SELF + 1\n#define F(x) (x)\n"
+            b"int a = STR(1) + CAT(x, y) + V(1, 2) + ON + SELF + TWICE(1, 2) + F(F(1)) + F;\n")
+    assert results("macros", text) == []
+
+
+def test_macros_expands_a_variadic_launch_wrapper():
+    text = (b"#define LAUNCH(kernel, grid, ...) do { kernel<<<grid, 256>>>(__VA_ARGS__); } while (0)\n"
+            b"void go(int* p, int n) { LAUNCH(k<4>, 2, p, n); LAUNCH(k<8>, 1); }\n")
+    (out,) = results("macros", text, "cuda")
+    assert out == b"void go(int* p, int n) { do { k<4> <<< 2 , 256 >>> ( p, n ) ; } while ( 0 ); " \
+                  b"do { k<8> <<< 1 , 256 >>> (  ) ; } while ( 0 ); }\n"

@@ -17,6 +17,7 @@ from .hoist import Hoist
 from .inline import Inline
 from .instantiate import Instantiate
 from .lists import Initializers, ListElements
+from .macros import Macros
 from .params import Params
 from .rename import Rename
 from .text import Blank, Comments, Lines, Tokens
@@ -33,14 +34,14 @@ def _registry(*all_passes: Pass) -> dict[str, Pass]:
 REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
-    Lines(), Tokens(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Lines(), Tokens(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     *balanced_passes(),
 )
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters", "expr-constant",

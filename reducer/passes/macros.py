@@ -1,0 +1,136 @@
+"""Expand a macro at its uses and delete its #define: what the preprocessor would do, one macro
+per item. Real libraries hide structure behind macros (`MFCONV_KERNEL_ATTRIBUTES(256, 2) void
+k(...)`, a launch wrapped in `..._LAUNCH_OR_RETURN(...)`) that the tree-sitter grammar cannot
+see through: the template around such a kernel does not parse as one, so no tree pass can
+instantiate it. Expanded, the code parses as what the compiler sees.
+
+Only macros whose expansion is plain substitution: defined once, never #undef'd nor named by
+another directive (`#ifdef`, `defined(...)`), no `#`, `##`, `__VA_OPT__` or itself in the body, every
+use of a function-like one called with its number of arguments, no use inside another's
+arguments. Uses inside other #define bodies are expanded too (a body is expanded where it is
+used, so that is the same). Growth is left to the engine, which tries only smaller candidates.
+"""
+from __future__ import annotations
+
+import re
+
+from ..edits import Edit, Item
+from ..lexer import Token, tokenize
+from ..source import Source
+from .base import Pass
+from .syntax import spaced
+
+_DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
+_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w*)")
+_CONTINUATION = re.compile(rb"\\\r?\n")
+
+
+class Macros(Pass):
+    name = "macros"
+    summary = "expand a macro at its uses and delete its #define (so the code parses as the compiler sees it)"
+
+    def enumerate(self, src: Source) -> list[Item]:
+        text = src.text
+        directives = _directives(text)
+        tokens = tokenize(text)
+        defines: dict[bytes, list[tuple[int, int, re.Match]]] = {}
+        named: set[bytes] = set()  # names other directives mention
+        for start, end in directives:
+            line = _CONTINUATION.sub(b" ", text[start:end])
+            m = _DEFINE.match(line)
+            if m is not None:
+                defines.setdefault(m.group(1), []).append((start, end, m))
+            else:
+                named.update(line[t.start:t.end] for t in tokenize(line) if t.kind == "ident")
+        items = []
+        for name, found in defines.items():
+            if len(found) == 1 and name not in named:
+                item = _expansion(text, tokens, directives, name, *found[0])
+                if item is not None:
+                    items.append(item)
+        return items
+
+
+def _directives(text: bytes) -> list[tuple[int, int]]:
+    """[start, end) of each preprocessor line, continuations included."""
+    spans, pos, n = [], 0, len(text)
+    while pos < n:
+        end = text.find(b"\n", pos)
+        end = n if end < 0 else end + 1
+        if _DIRECTIVE.match(text, pos):
+            while end < n and text[pos:end].rstrip(b"\r\n").endswith(b"\\"):
+                more = text.find(b"\n", end)
+                end = n if more < 0 else more + 1
+            spans.append((pos, end))
+        pos = end
+    return spans
+
+
+def _expansion(text: bytes, tokens: list[Token], directives: list[tuple[int, int]], name: bytes,
+               start: int, end: int, define: re.Match) -> Item | None:
+    params = None if define.group(2) is None else [p.strip() for p in define.group(2)[1:-1].split(b",") if p.strip()]
+    variadic = bool(params) and params[-1] == b"..."
+    named = params[:-1] if variadic else params
+    body_text = define.group(3)
+    body = [t for t in tokenize(body_text) if t.kind != "comment"]
+    spelled = [body_text[t.start:t.end] for t in body]
+    if any(s in (b"#", b"##", b"__VA_OPT__", name) for s in spelled) or b"__VA_ARGS__" in spelled and not variadic:
+        return None
+    if named is not None and not all(re.fullmatch(rb"[A-Za-z_]\w*", p) for p in named):
+        return None
+    edits = [Edit(start, end)]
+    i, last_end = 0, -1
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind != "ident" or text[t.start:t.end] != name or start <= t.start < end:
+            i += 1
+            continue
+        if t.start < last_end:  # inside another use's arguments
+            return None
+        if params is None:
+            args, close = [], i
+        else:
+            call = _call(text, tokens, i)
+            if call is None:
+                return None
+            args, close = call
+            args = [] if args == [b""] and not named else args
+            if len(args) < len(named) or len(args) > len(named) and not variadic:
+                return None
+            if variadic:
+                args = [*args[:len(named)], b", ".join(args[len(named):])]
+        span_end = tokens[close].end
+        if _crosses(directives, t.start, span_end):
+            return None
+        bound = dict(zip([*(named or []), *([b"__VA_ARGS__"] if variadic else [])], args))
+        replacement = b" ".join(bound.get(s, s) for s in spelled)
+        edits.append(spaced(text, t.start, span_end, replacement))
+        last_end, i = span_end, close + 1
+    if len(edits) == 1:
+        return None  # unused: `unused` and the line passes delete it
+    return tuple(edits)
+
+
+def _call(text: bytes, tokens: list[Token], i: int) -> tuple[list[bytes], int] | None:
+    """The arguments' texts of the call whose name is tokens[i], and the index of its `)`."""
+    if i + 1 >= len(tokens) or text[tokens[i + 1].start:tokens[i + 1].end] != b"(":
+        return None
+    depth, args, arg_start = 0, [], tokens[i + 1].end
+    for j in range(i + 1, len(tokens)):
+        s = text[tokens[j].start:tokens[j].end]
+        if s == b"(":
+            depth += 1
+        elif s == b")":
+            depth -= 1
+            if depth == 0:
+                args.append(text[arg_start:tokens[j].start].strip())
+                return args, j
+        elif s == b"," and depth == 1:
+            args.append(text[arg_start:tokens[j].start].strip())
+            arg_start = tokens[j].end
+    return None
+
+
+def _crosses(directives: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) is partly inside a directive (a use must be wholly in one or outside all)."""
+    return any((s <= start < e) != (s < end <= e) or start < s < end for s, e in directives)

@@ -7,6 +7,9 @@ spill differential hold, do the target kernels compile to the same LTO code with
 writing it), and does it still spill inside a loop.
 
     PYTHONPATH=. /work/main/.venv/bin/python benchmarks/guards_effect.py corpora/wgrad_c120_pos -j 2
+
+With --one-at-a-time the reductions run one after another, each alone on the machine (wall times
+then compare as the user would see them).
 """
 from __future__ import annotations
 
@@ -46,12 +49,14 @@ def main() -> None:
     ap.add_argument("cases", type=Path, nargs="+")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="copy the results here")
+    ap.add_argument("--one-at-a-time", action="store_true",
+                    help="run the reductions one after another, each with the whole machine, not side by side")
     args = ap.parse_args()
     print(f"| case | guards | bytes (start) | tokens (start) | tests run | wall s (-j {args.jobs}) | `reduce check` "
           "| with -ftrivial-auto-var-init | LTO spill ops in loops |")
     print("|---|---|---|---|---|---|---|---|---|")
     jobs = [(case.resolve(), variant) for case in args.cases for variant in VARIANTS]
-    with tempfile.TemporaryDirectory(prefix="guards-") as d, ThreadPoolExecutor(len(jobs)) as pool:
+    with tempfile.TemporaryDirectory(prefix="guards-") as d, ThreadPoolExecutor(1 if args.one_at_a_time else len(jobs)) as pool:
         def one(job: tuple[Path, str]) -> dict:
             case, variant = job
             flags = [f if not f.startswith("-I") else "-I" + str((ROOT / f[2:]).resolve())

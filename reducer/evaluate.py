@@ -1,6 +1,6 @@
 """Turns candidates into verdicts: each distinct candidate is tested once, speculatively in
 parallel through joblib, and the first interesting one in proposal order wins, so the result
-does not depend on -j."""
+does not depend on -j. An oracle's stricter check (`confirm`) runs on that one only."""
 from __future__ import annotations
 
 import hashlib

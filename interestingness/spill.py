@@ -199,11 +199,11 @@ class SpillOracle:
         resolved.interesting = interesting
         if self.guards["init"]:
             plain = code_digests(m.compiled[LTO].asm, targets)
-            failed = resolved._init_failure(original, plain)
+            failed = resolved._init_failures(original, plain)
             if failed:
                 resolved.guards = {**resolved.guards, "init": "verdict"}
                 resolved.guards_off.append(f"the init guard compares verdicts only: the original itself {failed}")
-                failed = resolved._init_failure(original, plain)
+                failed = resolved._init_failures(original, plain)
             if failed:
                 resolved.guards = {**resolved.guards, "init": False}
                 resolved.guards_off.append(f"the init guard is off: the original itself {failed}")
@@ -239,18 +239,19 @@ class SpillOracle:
         verdict = self._test(content)
         return dataclasses.replace(verdict, seconds=time.monotonic() - start)
 
-    def confirm(self, content: bytes, verdict: Verdict) -> Verdict:
-        """The init guard, for a candidate about to be kept (`verdict` is its interesting `test`):
-        two more LTO builds, paid by the few candidates that are accepted, not by every
-        speculative one that happens to be interesting."""
-        if not self.guards["init"]:
-            return verdict
+    @property
+    def confirm_steps(self) -> int:
+        """The init guard's checks, one per -ftrivial-auto-var-init mode (none when it is off)."""
+        return len(INIT_MODES) if self.guards["init"] else 0
+
+    def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
+        """The init guard with INIT_MODES[step], for a candidate about to be kept (`verdict` is
+        its interesting `test`): an LTO build (two, at level "verdict") paid by the few
+        candidates that are accepted, not by every speculative one that happens to be interesting."""
         start = time.monotonic()
-        failed = self._init_failure(content, verdict.details.get("lto_code", {}))
-        seconds = verdict.seconds + time.monotonic() - start
-        if failed:
-            return Verdict(False, f"init guard: the candidate {failed}", seconds=seconds, details=verdict.details)
-        return dataclasses.replace(verdict, seconds=seconds)
+        failed = self._init_failure(content, verdict.details.get("lto_code", {}), INIT_MODES[step])
+        return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
+                       seconds=time.monotonic() - start)
 
     def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
         """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
@@ -274,16 +275,19 @@ class SpillOracle:
         k = changed[0]
         return f"other code for {k} ({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)"
 
-    def _init_failure(self, content: bytes, plain: dict[str, list]) -> str | None:
-        """Why `content` fails the init guard at its level, if it does (`plain`: code_digests of
-        its plain LTO build)."""
-        for mode in INIT_MODES:
-            if self.guards["init"] == "code":
-                if diff := self._init_difference(content, plain, self.targets, mode):
-                    return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
-            elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
-                return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
+    def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
+        """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
+        it does (`plain`: code_digests of its plain LTO build)."""
+        if self.guards["init"] == "code":
+            if diff := self._init_difference(content, plain, self.targets, mode):
+                return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
+        elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
+            return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
         return None
+
+    def _init_failures(self, content: bytes, plain: dict[str, list]) -> str | None:
+        """The first mode's failure, if any."""
+        return next((f for mode in INIT_MODES if (f := self._init_failure(content, plain, mode))), None)
 
     def _test(self, content: bytes, extra: Sequence[str] = ()) -> Verdict:
         """The predicate (with the UB and loop guards) on both sides built with `extra` flags. An

@@ -35,7 +35,9 @@ class Oracle(Protocol):
     def test(self, content: bytes) -> Verdict:
         """Test one candidate of the file under reduction. Must be safe to call concurrently."""
 
-    # Optional, for a check too costly to run on every candidate:
-    #     def confirm(self, content: bytes, verdict: Verdict) -> Verdict
-    # called only for a candidate about to be kept, with its interesting `test` verdict; what it
-    # returns is the candidate's verdict (the spill oracle's init guard).
+    # Optional, for checks too costly to run on every candidate:
+    #     confirm_steps: int   how many independent checks (0: none)
+    #     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict
+    # called only for a candidate about to be kept, with its interesting `test` verdict, once per
+    # step (the evaluator may run the steps in parallel). The candidate is kept when every step
+    # says interesting (the spill oracle's init guard: one step per initialisation mode).

@@ -3,6 +3,7 @@ parallel through joblib, and the first interesting one in proposal order wins, s
 does not depend on -j. An oracle's stricter check (`confirm`) runs on that one only."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import threading
@@ -196,16 +197,18 @@ class Evaluator:
         if key not in self._provisional:
             return verdict
         for attempt in range(2):
-            with self._lock:
-                self.counters.confirms += 1
-            confirmed = self._call(self._confirm, [(content, verdict)])[0]
-            with self._lock:
-                self.counters.oracle_seconds += max(0.0, confirmed.seconds - verdict.seconds)
-            if not confirmed.infra_failure:
+            steps = self._confirmations(content, verdict)
+            broken = [v for v in steps if v.infra_failure]
+            if not broken:
                 break
-            self._journal_check(content, confirmed)
+            for v in broken:
+                self._journal_check(content, v)
         else:
-            return confirmed
+            return broken[0]
+        failed = next((v for v in steps if not v.interesting), None)
+        seconds = verdict.seconds + sum(v.seconds for v in steps)
+        confirmed = dataclasses.replace(verdict, seconds=seconds) if failed is None else \
+            Verdict(False, failed.reason, seconds=seconds, details=verdict.details)
         with self._lock:
             del self._provisional[key]
             self.counters.unconfirmed += not confirmed.interesting
@@ -213,6 +216,27 @@ class Evaluator:
             self.cache.put(content, confirmed)
         self._remember(content, confirmed)
         return confirmed
+
+    def _confirmations(self, content: bytes, verdict: Verdict) -> list[Verdict]:
+        """The oracle's confirmation steps: in parallel through the pool, or else one by one up
+        to the first that fails."""
+        calls = [(content, verdict, step) for step in range(self._steps())]
+        with self._lock:
+            self.counters.confirms += 1
+        if self._parallel is None:
+            steps = []
+            for args in calls:
+                steps.append(self._confirm(*args))
+                if not steps[-1].interesting:
+                    break
+        else:
+            steps = self._call(self._confirm, calls)
+        with self._lock:
+            self.counters.oracle_seconds += sum(v.seconds for v in steps)
+        return steps
+
+    def _steps(self) -> int:
+        return getattr(self.oracle, "confirm_steps", 0) if self._confirm is not None else 0
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
         """Index, content and verdict of the first interesting candidate, testing `jobs` at a
@@ -297,7 +321,7 @@ class Evaluator:
     def _keep(self, content: bytes, verdict: Verdict) -> None:
         """Remember a test's verdict; an interesting one that awaits confirmation stays provisional
         (journalled as a check: the test was made, the verdict is not settled)."""
-        if verdict.interesting and self._confirm is not None:
+        if verdict.interesting and self._steps():
             with self._lock:
                 self._provisional[digest(content)] = verdict
             self._journal_check(content, verdict)

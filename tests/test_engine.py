@@ -254,10 +254,12 @@ class ConfirmsWithout(Contains):
 
     must: bytes = b""
     confirmed: list = field(default_factory=list)
+    confirm_steps = 2  # the second step is asked only when the first passes (at -j 1)
 
-    def confirm(self, content: bytes, verdict: Verdict) -> Verdict:
-        self.confirmed.append(content)
-        return verdict if self.must in content else Verdict(False, "refused on confirmation")
+    def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
+        if step == 0:
+            self.confirmed.append(content)
+        return Verdict(self.must in content, "" if self.must in content else "refused on confirmation")
 
 
 def test_a_stricter_check_runs_only_on_candidates_about_to_be_kept():

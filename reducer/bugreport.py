@@ -126,6 +126,7 @@ cd "$out/src"
 "$CLANG" {shlex.join(cmds["lto"])} || exit 2
 "$CLANG" {shlex.join(cmds["nolto"])} || exit 2
 PREDICATE={shlex.quote(predicate.source)}
+METRICS_AWK={shlex.quote(METRICS_AWK)}
 status=0
 for kernel in {" ".join(shlex.quote(k) for k in kernels)}; do
   lto=$(awk -v K="$kernel" "$METRICS_AWK" lto.s.lto*.s)
@@ -146,7 +147,7 @@ done
 echo "predicate: $PREDICATE"
 [ $status = 0 ] && echo "verdict: INTERESTING" || echo "verdict: not interesting"
 exit $status
-""".replace('"$METRICS_AWK"', shlex.quote(METRICS_AWK))
+"""
 
 
 def _assignments() -> str:

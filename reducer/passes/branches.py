@@ -17,13 +17,9 @@ class Branches(Pass):
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        if src.root is None:
-            return []
-        items, stack = [], [src.root]
-        while stack:
-            node = stack.pop()
-            if node.type in _BRANCHES:
+        items, inside = [], -1  # end of the branch last taken: one inside it goes with it
+        for node in src.nodes():  # pre-order: an outer branch comes before the ones it holds
+            if node.type in _BRANCHES and node.start_byte >= inside:
                 items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
-                continue  # a branch inside a deleted one goes with it
-            stack.extend(reversed(node.children))
+                inside = node.end_byte
         return items

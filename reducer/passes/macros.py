@@ -21,7 +21,7 @@ from .base import Pass
 from .syntax import spaced
 
 _DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
-_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w*)")
+_DIRECTIVE = re.compile(rb"[ \t]*#")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 
 

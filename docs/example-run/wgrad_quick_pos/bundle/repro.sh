@@ -13,96 +13,54 @@ cd "$out/src"
 "$CLANG" -x hip -nogpuinc -nogpulib --offload-arch=gfx950 -O3 -std=gnu++20 -I include -foffload-lto=full --offload-device-only --no-gpu-bundle-output -c -Xoffload-linker --lto-emit-asm -o lto.s repro.hip || exit 2
 "$CLANG" -x hip -nogpuinc -nogpulib --offload-arch=gfx950 -O3 -std=gnu++20 -I include -fno-offload-lto --offload-device-only --no-gpu-bundle-output -S -o nolto.s repro.hip || exit 2
 PREDICATE='lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma > 0 and lto.mfma == nolto.mfma'
+METRICS_AWK='
+function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+/^[ \t]*\.amdgpu_metadata/ { meta = 1; next }
+/^[ \t]*\.end_amdgpu_metadata/ { meta = 0; next }
+meta {
+  if (match($0, /^  [ -] \.[A-Za-z0-9_]+:/)) {
+    if (substr($0, 3, 1) == "-") item++
+    key = substr($0, 6, RLENGTH - 6); val = trim(substr($0, RLENGTH + 1)); gsub(/['"'"'"]/, "", val)
+    M[item, key] = val
+    if (key == "name" && val == K) mine = item
+  }
+  next
+}
+body && /^\.Lfunc_end[0-9]+:/ { body = 0; next }
+body {
+  code = $0; comment = ""
+  c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
+  code = trim(code)
+  if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
+  if (code == "" || substr(code, 1, 1) == ".") next
+  n++; split(code, f, /[ \t]+/); mn[n] = f[1]
+  ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
+  spill[n] = (comment ~ /Folded Spill|Folded Reload/)
+  if (mn[n] ~ /^scratch_/) scratch++
+  if (mn[n] ~ /^v_mfma/) mfma++
+  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0++
+  next
+}
+/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name; if (name == K) body = 1; next }
+/^; Kernel info:/ { info = (last == K); next }
+info && /^;/ { if (match($0, /^; NumVgprs: [0-9]+/)) vgpr = substr($0, 13) + 0
+               if (match($0, /^; Occupancy: [0-9]+/)) occ = substr($0, 14) + 0; next }
+{ info = 0 }
+function v(key) { return ((mine, key) in M) ? M[mine, key] + 0 : "-" }
+END {
+  for (i = 1; i <= n; i++) { sp += spill[i]
+    if (spill[i]) for (j = i; j <= n; j++)
+      if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp++; break } }
+  if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
+  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %s\n", scratch, sp, lsp, mfma, vm0, (vgpr == "" ? "-" : vgpr),
+    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
+    v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
+}
+'
 status=0
 for kernel in _Z12wgrad_kernel10ConvParamsPf; do
-  lto=$(awk -v K="$kernel" '
-function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-/^[ \t]*\.amdgpu_metadata/ { meta = 1; next }
-/^[ \t]*\.end_amdgpu_metadata/ { meta = 0; next }
-meta {
-  if (match($0, /^  [ -] \.[A-Za-z0-9_]+:/)) {
-    if (substr($0, 3, 1) == "-") item++
-    key = substr($0, 6, RLENGTH - 6); val = trim(substr($0, RLENGTH + 1)); gsub(/['"'"'"]/, "", val)
-    M[item, key] = val
-    if (key == "name" && val == K) mine = item
-  }
-  next
-}
-body && /^\.Lfunc_end[0-9]+:/ { body = 0; next }
-body {
-  code = $0; comment = ""
-  c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
-  code = trim(code)
-  if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
-  if (code == "" || substr(code, 1, 1) == ".") next
-  n++; split(code, f, /[ \t]+/); mn[n] = f[1]
-  ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
-  spill[n] = (comment ~ /Folded Spill|Folded Reload/)
-  if (mn[n] ~ /^scratch_/) scratch++
-  if (mn[n] ~ /^v_mfma/) mfma++
-  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0++
-  next
-}
-/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name; if (name == K) body = 1; next }
-/^; Kernel info:/ { info = (last == K); next }
-info && /^;/ { if (match($0, /^; NumVgprs: [0-9]+/)) vgpr = substr($0, 13) + 0
-               if (match($0, /^; Occupancy: [0-9]+/)) occ = substr($0, 14) + 0; next }
-{ info = 0 }
-function v(key) { return ((mine, key) in M) ? M[mine, key] + 0 : "-" }
-END {
-  for (i = 1; i <= n; i++) { sp += spill[i]
-    if (spill[i]) for (j = i; j <= n; j++)
-      if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp++; break } }
-  if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
-  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %s\n", scratch, sp, lsp, mfma, vm0, (vgpr == "" ? "-" : vgpr),
-    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
-    v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
-}
-' lto.s.lto*.s)
-  nolto=$(awk -v K="$kernel" '
-function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-/^[ \t]*\.amdgpu_metadata/ { meta = 1; next }
-/^[ \t]*\.end_amdgpu_metadata/ { meta = 0; next }
-meta {
-  if (match($0, /^  [ -] \.[A-Za-z0-9_]+:/)) {
-    if (substr($0, 3, 1) == "-") item++
-    key = substr($0, 6, RLENGTH - 6); val = trim(substr($0, RLENGTH + 1)); gsub(/['"'"'"]/, "", val)
-    M[item, key] = val
-    if (key == "name" && val == K) mine = item
-  }
-  next
-}
-body && /^\.Lfunc_end[0-9]+:/ { body = 0; next }
-body {
-  code = $0; comment = ""
-  c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
-  code = trim(code)
-  if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
-  if (code == "" || substr(code, 1, 1) == ".") next
-  n++; split(code, f, /[ \t]+/); mn[n] = f[1]
-  ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
-  spill[n] = (comment ~ /Folded Spill|Folded Reload/)
-  if (mn[n] ~ /^scratch_/) scratch++
-  if (mn[n] ~ /^v_mfma/) mfma++
-  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0++
-  next
-}
-/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name; if (name == K) body = 1; next }
-/^; Kernel info:/ { info = (last == K); next }
-info && /^;/ { if (match($0, /^; NumVgprs: [0-9]+/)) vgpr = substr($0, 13) + 0
-               if (match($0, /^; Occupancy: [0-9]+/)) occ = substr($0, 14) + 0; next }
-{ info = 0 }
-function v(key) { return ((mine, key) in M) ? M[mine, key] + 0 : "-" }
-END {
-  for (i = 1; i <= n; i++) { sp += spill[i]
-    if (spill[i]) for (j = i; j <= n; j++)
-      if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp++; break } }
-  if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
-  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %s\n", scratch, sp, lsp, mfma, vm0, (vgpr == "" ? "-" : vgpr),
-    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
-    v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
-}
-' nolto.s)
+  lto=$(awk -v K="$kernel" "$METRICS_AWK" lto.s.lto*.s)
+  nolto=$(awk -v K="$kernel" "$METRICS_AWK" nolto.s)
   echo "kernel $kernel"
   awk -v lto="$lto" -v nolto="$nolto" -v names='scratch_ops spill_ops loop_spill_ops mfma vmcnt0 vgpr agpr vgpr_total sgpr scratch_size vgpr_spills sgpr_spills instructions occupancy' 'BEGIN {
     n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")

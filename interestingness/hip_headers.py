@@ -18,7 +18,7 @@ import hashlib
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,6 +32,8 @@ _PROBE = "#include <hip/hip_runtime.h>\n__global__ void probe_kernel() {}\n"
 # the user's flags that decide whether and where clang finds a ROCm
 _ROCM_FLAGS = ("--rocm-path", "--hip-path", "--rocm-device-lib-path", "--hip-device-lib", "--hip-version",
                "-nogpuinc", "-nogpulib", "--offload-arch", "--cuda-gpu-arch")
+# the shim without the host's <cmath> and <cstdlib> (shim/hip/hip_runtime.h)
+LEAN_DEFINE = "-D__HIP_SHIM_NO_HOST_STD"
 _INCLUDE_DIR = re.compile(r'"-(?:internal-isystem|internal-externc-isystem|isystem|idirafter)" "([^"]+)"')
 _DEVICE_LIB = re.compile(r'"-mlink-builtin-bitcode" "([^"]+)"')
 
@@ -49,12 +51,25 @@ class HipHeaders:
         return {"mode": self.mode, "rocm_include": self.rocm_include, "device_libs": dict(self.device_libs),
                 "shim_sha256": shim_sha256()}
 
+    @property
+    def is_lean(self) -> bool:
+        return LEAN_DEFINE in self.after
+
+    def lean(self) -> HipHeaders | None:
+        """The shim without the host's <cmath> and <cstdlib>, which cost a third of a small
+        kernel's build; None with ROCm's headers, whose own hip_runtime.h is the one read."""
+        if self.mode != "shim" or self.is_lean:
+            return None
+        return replace(self, after=(*self.after, LEAN_DEFINE))
+
     def describe(self) -> str:
         if self.mode == "rocm":
             libs = f", {len(self.device_libs)} device libraries" if self.device_libs else ", no device libraries"
             return f"ROCm's, from {self.rocm_include}{libs}; the fallback shim after it ({SHIM_DIR})"
         found = "; no ROCm found by clang (--rocm-path=DIR among the flags names one)" if self.why else ""
-        return f"the fallback shim ({SHIM_DIR}), after your include directories{found}"
+        lean = ", without the host's <cmath> and <cstdlib> (the original builds the same code without them)" \
+            if self.is_lean else ""
+        return f"the fallback shim ({SHIM_DIR}), after your include directories{lean}{found}"
 
     def origin(self, header: str, user_dirs: Sequence[str] = ()) -> str:
         """Who provides `header` (an absolute path read by a compile)."""

@@ -195,7 +195,8 @@ class SpillOracle:
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
         lto = by_target(m.metrics[LTO], targets)
         loops = tuple(t for t in targets if self.guards["loop"] and (lto[t].get("loop_spill_ops") or 0) > 0)
-        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops)
+        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops,
+                                     lean_shim=self._builds_the_same_lean(original, m))
         resolved.interesting = interesting
         if self.guards["init"]:
             plain = code_digests(m.compiled[LTO].asm, targets)
@@ -211,12 +212,32 @@ class SpillOracle:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved
 
+    def _builds_the_same_lean(self, original: bytes, m: Measurement) -> bool:
+        """Whether the original builds the same code, both sides, with the shim's lean variant
+        (`HipHeaders.lean`). Then every test uses it: a third less per build on a small kernel.
+        Decided once, from the original, and part of the commands (so of the identity): a
+        candidate that needs the missing headers fails to build and is refused."""
+        lean = self.compiler.hip.lean()
+        if lean is None:
+            return False
+        other = copy.copy(self)
+        other.compiler = dataclasses.replace(self.compiler, hip=lean)
+        o = other.measure(original)
+        if not all(c.ok for c in o.compiled.values()) or o.metrics != m.metrics:
+            return False
+        kernels = m.kernel_names()
+        return all(code_digests(o.compiled[s].asm, kernels) == code_digests(m.compiled[s].asm, kernels) for s in SIDES)
+
     def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None,
-                     loop_targets: Sequence[str] = (), init_guard: str | bool | None = None) -> SpillOracle:
+                     loop_targets: Sequence[str] = (), init_guard: str | bool | None = None,
+                     lean_shim: bool = False) -> SpillOracle:
         """A copy with targets known already (a resumed run's): no build of the original. The UB
         guard's limit is `uninitialized` when a build of the original counted it, else it is
-        counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply."""
+        counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply;
+        `lean_shim`: the shim's lean variant is enough (`_builds_the_same_lean`)."""
         resolved = copy.copy(self)
+        if lean_shim:
+            resolved.compiler = dataclasses.replace(self.compiler, hip=self.compiler.hip.lean())
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         if self.ub_guard:
@@ -229,7 +250,7 @@ class SpillOracle:
     def settings(self) -> dict[str, Any]:
         """What resolve_targets decided, for `with_targets` in a resumed run."""
         return {"targets": list(self.targets or ()), "loop_targets": list(self.loop_targets),
-                "init_guard": self.guards["init"]}
+                "init_guard": self.guards["init"], "lean_shim": self.compiler.hip.is_lean}
 
     def test(self, content: bytes) -> Verdict:
         """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""

@@ -616,6 +616,9 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
         ui.say(f"focus: {len(oracle.interesting)} kernels show the effect; the reduction keeps this one and may delete "
                f"the others ({', '.join(k for k in oracle.interesting if k not in oracle.targets)}); --all-targets "
                "keeps them all")
+    if oracle.compiler.hip.is_lean:
+        ui.say("HIP headers: the shim without the host's <cmath> and <cstdlib> (the original builds the same code "
+               "without them, a third faster)")
     for why in oracle.guards_off:
         ui.say(f"note: {why}")
     state["guards"] = {"ub": config.ub_guard, "init": oracle.guards["init"], "loop": bool(oracle.loop_targets),

@@ -126,3 +126,29 @@ def test_the_shim_does_not_shadow_a_header_of_the_same_name_in_the_users_isystem
     r, report = check(tmp_path, "--predicate", "lto.instructions > 0", "--", std, "-isystem", "sys")
     assert r.returncode == 0, r.stdout + r.stderr
     assert report["hip_headers"]["used"][0]["from"] == "yours"
+
+
+HOST_STD = """#include <hip/hip_runtime.h>
+__global__ void k(float* p) { p[0] = fabsf(p[1]); }
+float host_error(float a, float b) { return std::fabs(a - b); }
+"""
+
+
+@pytest.mark.parametrize("host_std", [False, True])
+def test_the_shim_leaves_out_the_host_std_headers_only_when_the_original_builds_the_same_without(
+        tmp_path, host_std):
+    """<cmath> and <cstdlib> cost a third of a small kernel's build: a run whose original builds
+    the same code without them tests every candidate without them, and says so in its commands;
+    one whose host code calls std::fabs keeps them."""
+    from interestingness.hip_headers import LEAN_DEFINE
+    from interestingness.spill import SpillOracle
+    source = (HOST_STD if host_std else HOST_STD.replace("std::fabs(a - b)", "a - b")).encode()
+    (tmp_path / "k.hip").write_bytes(source)
+    o = SpillOracle("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
+                    hip_headers="shim").resolve_targets(source)
+    assert o.settings()["lean_shim"] is not host_std
+    assert (LEAN_DEFINE in o.compiler.command("lto")) is not host_std
+    assert o.test(source).interesting
+    resumed = SpillOracle("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
+                          hip_headers="shim").with_targets(original=source, **o.settings())
+    assert resumed.identity() == o.identity()

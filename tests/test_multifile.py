@@ -201,7 +201,7 @@ def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tm
     (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace("N 140", "N 8"))
     assert o.test(data).interesting
     # the identity does not depend on a test's temp paths, so a resumed run (a new oracle) matches it
-    assert oracle().with_targets(o.targets, data).identity() == o.identity()
+    assert oracle().with_targets(original=data, **o.settings()).identity() == o.identity()
     cache = VerdictCache(tmp_path / "cache", o.identity())
     cache.put(data, o.test(data))
     assert cache.get(data).interesting

@@ -111,9 +111,10 @@ def test_save_temps_never_reaches_clang(tmp_path):
     v = o.resolve_targets(SPILLY).test(SPILLY)
     assert v.interesting and Path(v.details["compiles"][LTO]["artifacts"]).parent == tmp_path
     kept = sorted(tmp_path.glob("reduce-*"))
-    # resolve_targets: both sides and the init guard's zero and pattern builds (LTO); test: the LTO
-    # side, which settles this predicate (the init guard is `confirm`'s, for a candidate about to be kept)
-    assert len(kept) == 5
+    # resolve_targets: both sides, both again with the lean shim, and the init guard's zero and
+    # pattern builds (LTO); test: the LTO side, which settles this predicate (the init guard is
+    # `confirm`'s, for a candidate about to be kept)
+    assert len(kept) == 7
     for work in kept:
         # with -save-temps clang would have left .bc/.hipi/.o/.ll files beside the candidate
         assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"})

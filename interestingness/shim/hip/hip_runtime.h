@@ -12,9 +12,9 @@
 // hip_fp8.h: include those yourself.
 //
 // Where it differs from ROCm (7.0):
-//   * Standard headers: only <stdint.h>, <stddef.h>, <stdlib.h>, <stdio.h>, <assert.h>,
-//     <type_traits>, <utility>, <limits> come along. ROCm (with clang's wrapper) also pulls in
-//     <cmath>, <algorithm>, <complex>, <new>, <tuple>, <array> and <thread>, which costs every
+//   * Standard headers: only <stdint.h>, <stddef.h>, <stdlib.h>, <stdio.h>, <assert.h>, <cmath>,
+//     <cstdlib>, <type_traits>, <utility>, <limits> come along. ROCm (with clang's wrapper) also
+//     pulls in <algorithm>, <complex>, <new>, <tuple>, <array> and <thread>, which costs every
 //     compile a few tenths of a second; code that uses std::min or std::tuple without including
 //     <algorithm> or <tuple> must include them (as code portable to CUDA already does).
 //   * warpSize is a constexpr int (see amd_detail/amd_warp_functions.h).
@@ -36,9 +36,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 // the host's std:: math and stdlib overloads, as clang's own HIP runtime wrapper includes them
-// (code that calls std::fabs on the host gets them through <hip/hip_runtime.h> with ROCm)
+// (code that calls std::fabs on the host gets them through <hip/hip_runtime.h> with ROCm). They
+// cost a third of a small kernel's build: the oracle defines __HIP_SHIM_NO_HOST_STD for a run
+// whose original builds the same code without them (interestingness/hip_headers.py).
+#ifndef __HIP_SHIM_NO_HOST_STD
 #include <cmath>
 #include <cstdlib>
+#endif
 #include <limits>
 #include <type_traits>
 #include <utility>

@@ -111,7 +111,7 @@ main.add_command(ir)
 @click.option("--init-guard/--no-init-guard", default=True, show_default=True,
               help="Built-in oracle: keep a candidate only when it is also interesting with every automatic variable "
               "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
-              "uninitialised memory. Costs two more builds per interesting candidate; off when the original fails it.")
+              "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original fails it.")
 @click.option("--loop-guard/--no-loop-guard", default=True, show_default=True,
               help="Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
               "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.")

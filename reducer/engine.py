@@ -33,7 +33,7 @@ class PassYield:
     bytes_removed: int = 0
     tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
     answered: int = 0       # candidates answered by the persistent cache or another run's test
-    not_smaller: int = 0    # candidates rejected without a test: no smaller than the current file
+    not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
     prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
     seconds: float = 0.0
 
@@ -276,7 +276,7 @@ class Engine:
             while pos < len(items):
                 clock.tick()
                 try:
-                    found = self.evaluator.first_interesting(self._candidates(level, items, pos, size, stats))
+                    found = self.evaluator.first_interesting(self._candidates(p, level, items, pos, size, stats))
                 except _Broken as broken:  # applying its items: replay stops before this search
                     broken.searches = clock.searches - 1
                     raise
@@ -294,14 +294,14 @@ class Engine:
                 items = self._items(p, level, clock) or []
             size //= 2
 
-    def _candidates(self, level: int, items: list[Item], pos: int, size: int,
+    def _candidates(self, p: Pass, level: int, items: list[Item], pos: int, size: int,
                     stats: PassYield) -> Iterator[bytes | None]:
-        """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller or
-        adds parse errors is None: rejected without a test."""
+        """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller (nor
+        progress by the pass's own measure) or adds parse errors is None: rejected without a test."""
         text = self.best.text
         for start in range(pos, len(items), size):
             candidate = self._apply(level, text, items[start:start + size])
-            if len(candidate) >= len(text):
+            if len(candidate) >= len(text) and not self._progresses(p, candidate):
                 stats.not_smaller += 1
                 yield None
             elif not self._syntax_ok(candidate):
@@ -309,6 +309,14 @@ class Engine:
                 yield None
             else:
                 yield self._joined(candidate)
+
+    def _progresses(self, p: Pass, candidate: bytes) -> bool:
+        """Whether a candidate no smaller than the file is progress all the same: it grows the
+        file by at most the pass's `growth` and lowers the pass's own measure. Every step then
+        lowers (that measure, bytes) in lexicographic order, so the run still cannot cycle."""
+        if not p.growth or len(candidate) > len(self.best.text) * (1 + p.growth):
+            return False
+        return p.progress(Source(candidate, self.best.language)) < p.progress(self.best)
 
     def _joined(self, candidate: bytes) -> bytes:
         parts = list(self.parts)

@@ -3,6 +3,7 @@ from dataclasses import dataclass, field
 
 from interestingness.verdict import Verdict
 from reducer import passes
+from reducer.edits import Edit
 from reducer.engine import Engine
 from reducer.evaluate import Evaluator
 
@@ -95,6 +96,35 @@ def test_candidates_never_grow():
     reduce(CODE, oracle)
     sizes = [len(c) for c in oracle.calls]
     assert max(sizes) <= len(CODE)
+
+
+class Expands(passes.Pass):
+    """Replaces an `@` by `word`: a stand-in for instantiate, whose steps may grow the file."""
+
+    name = "expand"
+    summary = "replaces an @ by a word"
+    growth = 0.1
+
+    def __init__(self, word: bytes):
+        super().__init__()
+        self.word = word
+
+    def enumerate(self, src):
+        return [(Edit(i, i + 1, self.word),) for i in range(len(src.text)) if src.text[i:i + 1] == b"@"]
+
+    def progress(self, src):
+        return src.text.count(b"@")
+
+
+def test_a_pass_with_a_measure_of_its_own_may_grow_the_file_within_its_bound():
+    text = b"keep @ @ @\n" + b"x" * 100
+    with Evaluator(Contains((b"keep",)), 1) as ev:
+        engine = Engine(ev, "cpp", first=(), main=[Expands(b"ab")])
+        assert engine.reduce(text) == text.replace(b"@", b"ab")  # each step: one byte more, one @ less
+    with Evaluator(Contains((b"keep",)), 1) as ev:
+        engine = Engine(ev, "cpp", first=(), main=[Expands(b"a" * 20)])
+        assert engine.reduce(text) == text and ev.counters.tests == 0  # 19 bytes more: beyond a tenth
+    assert engine.status.per_pass["expand"].not_smaller > 0
 
 
 @dataclass

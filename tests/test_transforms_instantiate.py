@@ -57,7 +57,7 @@ def test_templates_with_two_argument_lists_or_local_arguments_stay():
     assert [two[e.start:e.end] for item in items for e in item if not e.replacement] == [
         b"template void launch<configs[1]>(const bf16x8_t*, f32x4_t*);\n",
         b"template void launch<configs[2]>(const bf16x8_t*, f32x4_t*);\n"] and len(items) == 2
-    local = b"template <typename T> T id(T x) { return x; }\nvoid f() { using L = int; id<L>(1); }\n"
+    local = b"template <typename T> T id(T x) { return x; }\nvoid f() { struct L {}; id<L>(L{}); }\n"
     assert REGISTRY["instantiate"].items(Source(local, "cuda"), 0) == []
 
 
@@ -121,3 +121,50 @@ def test_a_namespace_qualifier_is_not_a_local_name():
     assert len(items) == 1
     out = apply(text, items[0])
     assert b"template" not in out and b"int launch()" in out, out.decode()
+
+
+CHAIN = PRELUDE + b"""
+enum class shape { m16 = 16, m32 = 32 };
+struct kernel_config {
+  struct { int m, n; } rep;
+  shape mfma;
+  int unroll;
+  constexpr int tile() const { return rep.m * rep.n * int(mfma); }
+};
+namespace conv { constexpr kernel_config configs[] = {{{1, 1}, shape::m32, 1}, {{2, 2}, shape::m16, 1}}; }
+template <typename T, kernel_config C> struct pipeline_shape {
+  static constexpr int reps = C.rep.m * C.rep.n;
+  using vec_t = T __attribute__((ext_vector_type(8)));
+};
+template <typename T, kernel_config C>
+using acc_tile_t = f32x4_t[C.rep.m][C.rep.n];
+template <typename T, kernel_config C> __device__ f32x4_t step(const T* in, f32x4_t acc) {
+  using S = pipeline_shape<T, C>;
+  return __builtin_amdgcn_mfma_f32_16x16x32_bf16(*(const typename S::vec_t*)in, *(const typename S::vec_t*)in, acc, 0, 0, 0);
+}
+template <typename T, kernel_config C> __global__ __launch_bounds__(256, 2) void kern(const T* in, f32x4_t* out) {
+  using S = pipeline_shape<T, C>;
+  acc_tile_t<T, C> acc = {};
+#pragma unroll
+  for (int r = 0; r < S::reps; ++r) acc[0][0] = step<T, C>(in + r * C.tile(), acc[0][0]);
+  if constexpr (C.unroll) out[threadIdx.x] = acc[0][0]; else out[0] = acc[0][0];
+  out[1] = step<T, C>(in, out[1]); out[2] = step<T, C>(in + 8, out[2]);
+  out[3] = step<T, C>(in + 16, out[3]); out[4] = step<T, C>(in + 24, out[4]);
+}
+void launch(const __bf16* in, f32x4_t* out) { kern<__bf16, conv::configs[1]><<<1, 256>>>(in, out); }
+"""
+
+
+@needs_clang22
+def test_a_chain_of_templates_on_a_config_instantiates_to_the_end(tmp_path):
+    """Real code passes the config down (`pipeline_shape<T, C>`, `step<T, C>`): the kernel's body
+    declares `C` once (copying `conv::configs[1]` into every use would grow the item), the next
+    link resolves that local constant back to `conv::configs[1]`, an alias template of an array
+    type stays an alias, and a step that grows the file by a little is still taken, a template
+    being gone. At the end nothing is a template and the kernel has the same MFMAs."""
+    from test_values import clang_values
+    text, _ = fixpoint("instantiate", CHAIN, clang_values(tmp_path))
+    body = text[len(PRELUDE):]
+    assert b"template" not in body, body.decode()
+    assert b"constexpr kernel_config C = conv::configs[1];" in body
+    assert mfma_counts(text) == mfma_counts(CHAIN) == [8]

@@ -21,6 +21,9 @@ class Pass:
     summary: str = ""
     needs_tree: bool = False
     max_chunk: int | None = None  # cap on chunk size, for passes whose big chunks never work
+    # A pass with a measure of its own (`progress`) may propose candidates up to this fraction
+    # larger than the file, when they lower that measure.
+    growth: float = 0.0
 
     def __init__(self, name: str | None = None, summary: str | None = None):
         self.name = name or self.name
@@ -33,4 +36,9 @@ class Pass:
         return self.enumerate(src) if level == 0 else None
 
     def enumerate(self, src: Source) -> list[Item]:
+        raise NotImplementedError
+
+    def progress(self, src: Source) -> int:
+        """The pass's own measure, which its items lower even when they grow the file (with
+        `growth` > 0), and which no other pass raises: only deletion and copying run elsewhere."""
         raise NotImplementedError

@@ -14,6 +14,7 @@ one is left, the template can be instantiated.
 """
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 
 from tree_sitter import Node
@@ -36,6 +37,9 @@ _FOLDABLE = frozenset({"field_expression", "call_expression", "binary_expression
 _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression", "field_expression",
                          "call_expression", "parenthesized_expression", "true", "false", "type_identifier",
                          "compound_literal_expression", "qualified_identifier"})
+
+
+_BODIED = ("function_definition", "struct_specifier", "class_specifier")  # may declare their parameters
 
 
 def _entity(decl: Node) -> Node | None:
@@ -61,6 +65,11 @@ def inside_template(node: Node) -> bool:
 
 def _squash(text: bytes) -> bytes:
     return b" ".join(text.split())
+
+
+def _key(args: list[bytes]) -> bytes:
+    """An argument list as one text, for comparing two of them."""
+    return b"<" + b", ".join(_squash(a) for a in args) + b">"
 
 
 class _Params:
@@ -102,10 +111,41 @@ class _Renderer:
         self.values = values  # parameter -> its value (class-type ones used only with `structural`)
         self.structural = structural
         self.queries: list[Query] = []
+        # parameters a function body declares once (`constexpr kernel_config C = configs[53];`,
+        # `using T = __bf16;`) and then uses by name, rather than copying the argument into every use
+        self.aliased: tuple[bytes, ...] = ()
+        self.body: Node | None = None
+
+    def aliasing(self, name: bytes, body: Node) -> _Renderer:
+        """A copy that also declares `name` at the top of `body`."""
+        other = copy.copy(self)
+        other.aliased, other.body = (*self.aliased, name), body
+        return other
+
+    def aliasable(self) -> list[bytes]:
+        """The parameters a body may declare: the type ones, and the non-type ones of a known
+        class-type value (not `xdl_input_type T`, a constrained type parameter that reads like one)."""
+        return [n for n in self.params.texts
+                if n in self.params.types or (v := self.values.get(n)) is not None and v.number is None]
 
     def render(self, start: int, end: int, nodes: list[Node], fold: bool = True) -> bytes:
         edits = [Edit(e.start - start, e.end - start, e.replacement) for n in nodes for e in self._edits(n, fold)]
+        if fold and self.aliased and start <= self.body.start_byte < end:
+            edits.append(Edit(self.body.start_byte + 1 - start, self.body.start_byte + 1 - start, self._declarations()))
         return apply(self.src.text[start:end], edits)
+
+    def _declarations(self) -> bytes:
+        """The aliased parameters' declarations, types first (a constant's type may name one)."""
+        p, out = self.params, []
+        for name in sorted(self.aliased, key=lambda n: n not in p.types):
+            if name in p.types:
+                out.append(b"using " + name + b" = " + p.texts[name] + b";")
+                continue
+            value = self.values.get(name)
+            init = value.text if value is not None and self.structural else p.texts[name]
+            static = b"static " if self.body.type == "field_declaration_list" else b""
+            out.append(static + b"constexpr " + (p.declared[name] or b"auto") + b" " + name + b" = " + init + b";")
+        return b"\n" + b"\n".join(out)
 
     def _edits(self, root: Node, fold: bool) -> list[Edit]:
         edits, stack = [], [root]
@@ -147,6 +187,8 @@ class _Renderer:
             parent = n.parent
             if parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("name") == n:
                 return None
+            if fold and n.text in self.aliased and self.body.start_byte <= n.start_byte < self.body.end_byte:
+                return None
             value = self.values.get(n.text) if fold else None
             if value is not None and (value.number is not None or self.structural):
                 return value.text
@@ -167,15 +209,15 @@ class _Renderer:
         return self.render(branch.start_byte, branch.end_byte, [branch])
 
 
-def _bind(params: list[Node], args: list[Node]) -> _Params | None:
-    """The parameters bound to the arguments; None when the lists do not match."""
+def _bind(params: list[Node], args: list[bytes]) -> _Params | None:
+    """The parameters bound to the arguments' texts; None when the lists do not match."""
     if len(args) > len(params):
         return None
     bound = _Params({}, set(), {})
     for i, p in enumerate(params):
         if p.type in ("parameter_declaration", "optional_parameter_declaration"):
             name = p.child_by_field_name("declarator")
-            given = args[i].text if i < len(args) else None
+            given = args[i] if i < len(args) else None
             default = p.child_by_field_name("default_value")
             text = given if given is not None else bound.substitute(default.text) if default is not None else None
             if text is None or name is not None and name.type != "identifier":
@@ -190,7 +232,7 @@ def _bind(params: list[Node], args: list[Node]) -> _Params | None:
         elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
             name = p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
             default = p.child_by_field_name("default_type")
-            text = args[i].text if i < len(args) else bound.substitute(default.text) if default is not None else None
+            text = args[i] if i < len(args) else bound.substitute(default.text) if default is not None else None
             if text is None:
                 return None
             if name is not None:
@@ -205,6 +247,13 @@ class Instantiate(Pass):
     name = "instantiate"
     summary = "turn a template used with one argument list into the plain function or class"
     needs_tree = True
+    # Instantiating may copy an argument into many uses: a template gone is progress even so
+    # (the next link of a chain, a kernel made plain), within a twentieth of the file.
+    growth = 0.05
+
+    def progress(self, src: Source) -> int:
+        """Templates left."""
+        return sum(n.type == "template_declaration" for n in src.nodes())
 
     def enumerate(self, src: Source) -> list[Item]:
         definitions: dict[bytes, list[Node]] = defaultdict(list)  # primary templates, partial specialisations
@@ -237,7 +286,7 @@ class Instantiate(Pass):
                 keep_one += [(Edit(*line_span(src.text, i.start_byte, i.end_byte)),) for i in instantiations[name]]
             if not sites or any(s is None or inside_template(s) for s in sites):
                 continue
-            args = {_squash(s.child_by_field_name("arguments").text) for s in sites}
+            args = {_key(_arguments(s)) for s in sites}
             if len(args) != 1 or names_local(next(iter(args)), local) \
                     or not _declared_before(first, next(iter(args)), decls[0].start_byte):
                 continue
@@ -254,6 +303,48 @@ class Instantiate(Pass):
                  else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
         return keep_one + items
+
+
+def _arguments(site: Node) -> list[bytes]:
+    """The texts of a use's template arguments, a constant the function around it declares
+    (`constexpr kernel_config C = conv::configs[53];`, left by instantiating that function)
+    replaced by its initialiser: the next link of a chain must not name a local."""
+    known = _local_constants(site)
+    out = []
+    for arg in elements(site.child_by_field_name("arguments")):
+        text, toks, pieces, pos = arg.text, tokenize(arg.text), [], 0
+        for i, t in enumerate(toks):
+            name, before = text[t.start:t.end], text[toks[i - 1].start:toks[i - 1].end] if i else b""
+            if t.kind == "ident" and name in known and before not in (b"::", b".", b"->"):
+                pieces += [text[pos:t.start], known[name]]
+                pos = t.end
+        out.append(b"".join(pieces) + text[pos:])
+    return out
+
+
+def _local_constants(site: Node) -> dict[bytes, bytes]:
+    """What the functions and classes around `site` declared before it as a constant
+    (`constexpr T name = init;`, a `static constexpr` member) or a type alias (`using T = X;`):
+    name -> its initialiser (parenthesised unless a simple expression) or type."""
+    found: dict[bytes, bytes] = {}
+    scope = site.parent
+    while scope is not None:
+        body = scope.child_by_field_name("body") if scope.type in _BODIED else None
+        for n in body.named_children if body is not None else ():
+            if n.start_byte >= site.start_byte:
+                break
+            if n.type == "alias_declaration" and n.child_by_field_name("type").child_by_field_name("declarator") is None:
+                found.setdefault(n.child_by_field_name("name").text, n.child_by_field_name("type").text)
+            elif n.type in ("declaration", "field_declaration") \
+                    and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in n.children):
+                for d in n.children_by_field_name("declarator"):
+                    name, value = (d.child_by_field_name("declarator"), d.child_by_field_name("value")) \
+                        if d.type == "init_declarator" else (d, n.child_by_field_name("default_value"))
+                    if name is not None and name.type in ("identifier", "field_identifier") and value is not None \
+                            and value.type not in ("initializer_list", "argument_list"):
+                        found.setdefault(name.text, value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
+        scope = scope.parent
+    return found
 
 
 def _looked_up(text: bytes) -> set[bytes]:
@@ -334,11 +425,10 @@ class _Plan:
                  specialisations: list[Node], args: bytes):
         self.src, self.decl, self.uses, self.instantiations = src, decl, uses, instantiations
         self.specialisations = specialisations
-        self.chosen = next((sp for sp in specialisations
-                            if _squash(sp.child_by_field_name("name").child_by_field_name("arguments").text) == args),
-                           None)
+        self.chosen = next((sp for sp in specialisations if _key(
+            [e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))]) == args), None)
         self.params = None if self.chosen is not None else _bind(
-            elements(decl.child_by_field_name("parameters")), elements(site.child_by_field_name("arguments")))
+            elements(decl.child_by_field_name("parameters")), _arguments(site))
         self.scope = scope_of(decl)
 
     def _parameter_queries(self) -> dict[bytes, Query]:
@@ -359,16 +449,27 @@ class _Plan:
         self._render(renderer)
         return [*self._parameter_queries().values(), *renderer.queries]
 
-    def _render(self, renderer: _Renderer) -> list[Edit]:
+    def _render(self, renderer: _Renderer) -> tuple[list[Edit], tuple[bytes, ...]]:
+        """The edits, and the parameters the function body declares (`_Renderer.aliased`)."""
         src, decl = self.src, self.decl
         entity = _entity(decl)
-        if entity.type == "alias_declaration":  # an alias template: each use becomes the type
-            type_ = entity.child_by_field_name("type")
+        type_ = entity.child_by_field_name("type") if entity.type == "alias_declaration" else None
+        if type_ is not None and type_.child_by_field_name("declarator") is None:
+            # an alias template of a plain type: each use becomes the type (an array or function
+            # type, `acc_t[2][4]`, stays a plain alias: `acc_t[2][4]& acc` would not parse)
             value = renderer.render(type_.start_byte, type_.end_byte, [type_])
             return [Edit(*line_span(src.text, decl.start_byte, decl.end_byte)),
-                    *(spaced(src.text, u.start_byte, u.end_byte, value) for u in self.uses)]
-        return [Edit(decl.start_byte, decl.end_byte, renderer.render(entity.start_byte, decl.end_byte, [entity])),
-                *self._unuse()]
+                    *(spaced(src.text, u.start_byte, u.end_byte, value) for u in self.uses)], ()
+        text = renderer.render(entity.start_byte, decl.end_byte, [entity])
+        body = entity.child_by_field_name("body") if entity.type in _BODIED else None
+        if body is not None and renderer.answers is not None:
+            # a parameter the body uses often is declared there once, when that is shorter: a
+            # kernel's `C` copied as `conv::configs[53]` into forty uses made the item grow
+            for name in renderer.aliasable():
+                other = renderer.aliasing(name, body)
+                if len(shorter := other.render(entity.start_byte, decl.end_byte, [entity])) < len(text):
+                    renderer, text = other, shorter
+        return [Edit(decl.start_byte, decl.end_byte, text), *self._unuse()], renderer.aliased
 
     def _unuse(self) -> list[Edit]:
         """Uses lose their `<...>`, explicit instantiations go."""
@@ -393,13 +494,17 @@ class _Plan:
         # A parameter used whole (`Shape<C>`) takes its argument's text (`configs[120]`), or its
         # structural literal (`Config{4, 4, 2}`), which no longer needs the table, when that
         # makes the smaller item: a literal copied into every use would make the next link of a
-        # chain grow instead of shrink, and the chain ends with every field folded anyway.
+        # chain grow instead of shrink, and the chain ends with every field folded anyway. A
+        # function body that declares the parameter once takes the literal whenever the item
+        # still shrinks: the table is then free to go.
         renderer = self._renderer(answers)
-        plain = edits + self._render(renderer)
+        plain = edits + self._render(renderer)[0]
         literal_, wanted = None, {}
         if any(v.structural for v in renderer.values.values()):
-            candidate = edits + self._render(self._renderer(answers, structural=True))
-            if _growth(candidate) < _growth(plain):
+            rendered, aliased = self._render(self._renderer(answers, structural=True))
+            candidate = edits + rendered
+            once = any(v.structural and name in aliased for name, v in renderer.values.items())
+            if _growth(candidate) < _growth(plain) or once and _growth(candidate) < 0:
                 literal_ = tuple(sorted(candidate))
                 wanted = {confirmation(q, answers[q]): answers[q] for q in self._parameter_queries().values()
                           if q in answers and answers[q].structural}

@@ -29,6 +29,7 @@ from .syntax import elements, simple_name, spaced
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
                        "alias_declaration"})
+_BODIED = ("function_definition", "struct_specifier", "class_specifier")  # may declare their parameters
 _USES = frozenset({"template_function", "template_type", "template_method"})
 _NAMES = ("identifier", "type_identifier", "namespace_identifier")  # `T::x` scopes are namespace_identifier
 _FOLDABLE = frozenset({"field_expression", "call_expression", "binary_expression", "unary_expression",
@@ -37,9 +38,6 @@ _FOLDABLE = frozenset({"field_expression", "call_expression", "binary_expression
 _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression", "field_expression",
                          "call_expression", "parenthesized_expression", "true", "false", "type_identifier",
                          "compound_literal_expression", "qualified_identifier"})
-
-
-_BODIED = ("function_definition", "struct_specifier", "class_specifier")  # may declare their parameters
 
 
 def _entity(decl: Node) -> Node | None:
@@ -306,9 +304,9 @@ class Instantiate(Pass):
 
 
 def _arguments(site: Node) -> list[bytes]:
-    """The texts of a use's template arguments, a constant the function around it declares
-    (`constexpr kernel_config C = conv::configs[53];`, left by instantiating that function)
-    replaced by its initialiser: the next link of a chain must not name a local."""
+    """The texts of a use's template arguments, with the local constants and type aliases around
+    it (`_local_constants`: `constexpr kernel_config C = conv::configs[53];`, left by
+    instantiating that function) replaced: the next link of a chain must not name a local."""
     known = _local_constants(site)
     out = []
     for arg in elements(site.child_by_field_name("arguments")):

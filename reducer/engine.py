@@ -352,8 +352,8 @@ class Engine:
         if self.values is not None:
             parts, part, join = list(self.parts), self._part, self._join
 
-            def compose(probe: bytes) -> bytes:
-                each = parts[:part] + [text] + parts[part + 1:]
+            def compose(probe: bytes, replaced: bytes = text) -> bytes:
+                each = parts[:part] + [replaced] + parts[part + 1:]
                 return join([each[0] + probe, *each[1:]])
 
             values = self.values.bind(compose)

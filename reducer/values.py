@@ -34,6 +34,8 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 # The probe's format and how its diagnostics are read: part of a stored answer's key.
 VALUES_VERSION = "probe/2"
 PROBE_FILE = "<gpu-reduce probe>"
+MARKS_VERSION = "marks/1"
+_MARK = re.compile(r"error: gpu-reduce-mark (\S+)$", re.M)
 _PROBE_ERROR = re.compile(r"^" + re.escape(PROBE_FILE) + r":(\d+)[:\d{}-]*: error: implicit instantiation of undefined "
                           r"template '(?:::)?__reduce_probe<(.*)>'(?: \[[^]]*\])*$", re.M)
 
@@ -60,7 +62,6 @@ class Value(NamedTuple):
 
 
 Answers = dict[Query, Value]
-Ask = Callable[[Sequence[Query]], Answers]
 
 _INT = re.compile(r"^(-?)(\d+)(U|L|UL|LL|ULL)?$")
 _SMALL_INT = re.compile(r"^\((?:signed char|unsigned char|char|short|unsigned short|wchar_t|char8_t|char16_t|char32_t)\)"
@@ -188,10 +189,11 @@ class ClangValues:
         self._memory: OrderedDict[bytes, dict[Query, Value | None]] = OrderedDict()
         self._size = memory
 
-    def bind(self, compose: Callable[[bytes], bytes]) -> Ask:
+    def bind(self, compose: Callable[..., bytes]) -> Bound:
         """Questions about one candidate: `compose(probe)` is that candidate with `probe`
-        appended to the file compiled first (the file itself, or a file set's main file)."""
-        return lambda queries: self.ask(compose, queries)
+        appended to the file compiled first (the file itself, or a file set's main file), and
+        `compose(b"", part)` the candidate with the part being reduced replaced by `part`."""
+        return Bound(self, compose)
 
     def ask(self, compose: Callable[[bytes], bytes], queries: Iterable[Query]) -> Answers:
         queries = list(dict.fromkeys(queries))
@@ -220,21 +222,48 @@ class ClangValues:
         self.stats.answered += sum(v is not None for v in answers.values())
         return answers
 
+    def marks(self, candidate: bytes) -> set[str]:
+        """The marks of `candidate`'s `#error gpu-reduce-mark ID` lines that the front end
+        reports: those in what the preprocessor kept. Empty when the run failed."""
+        return set(self._read(MARKS_VERSION, candidate, lambda stderr: dict.fromkeys(_MARK.findall(stderr), "")))
+
     def _printed(self, candidate: bytes) -> dict[int, str]:
-        key = VALUES_VERSION.encode() + b"\0" + candidate
+        return {int(k): v for k, v in self._read(VALUES_VERSION, candidate,
+                                                 lambda stderr: {str(k): v for k, v in printed_values(stderr).items()})
+                .items()}
+
+    def _read(self, version: str, candidate: bytes, parse: Callable[[str], dict[str, str]]) -> dict[str, str]:
+        """What `parse` reads from the front end's errors on `candidate`: from the store, or
+        from a run (stored). A killed or timed-out run is retried once, and never remembered."""
+        key = version.encode() + b"\0" + candidate
         record = self.store.get_record(key) if self.store is not None else None
         if record is not None:
             self.stats.stored += 1
-            return {int(k): v for k, v in record["printed"].items()}
-        for _ in range(2):  # a killed or timed-out run is retried once, and never remembered
+            return record["printed"]
+        for _ in range(2):
             start = time.monotonic()
             stderr = self.front_end(candidate)
             self.stats.runs += 1
             self.stats.seconds += time.monotonic() - start
             if stderr is not None:
-                printed = printed_values(stderr)
+                found = parse(stderr)
                 if self.store is not None:
-                    self.store.put_record(key, {"printed": {str(k): v for k, v in printed.items()}})
-                return printed
+                    self.store.put_record(key, {"printed": found})
+                return found
             self.stats.failures += 1
         return {}
+
+
+class Bound:
+    """The service bound to one candidate (a Source's `values`): called with queries, it answers
+    them; `marks(part)` are the marks the front end reports for the candidate with the part
+    being reduced replaced by `part` (`ClangValues.marks`)."""
+
+    def __init__(self, service: ClangValues, compose: Callable[..., bytes]):
+        self.service, self.compose = service, compose
+
+    def __call__(self, queries: Iterable[Query]) -> Answers:
+        return self.service.ask(self.compose, queries)
+
+    def marks(self, part: bytes) -> set[str]:
+        return self.service.marks(self.compose(b"", part))

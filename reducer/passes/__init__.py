@@ -10,6 +10,7 @@ from .aliases import Aliases
 from .balanced import balanced_passes
 from .branches import Branches
 from .base import Pass
+from .conditionals import Conditionals
 from .constants import Constants
 from .expr_constant import ExprConstant
 from .globals import GlobalToLocal, LocalToGlobal
@@ -34,14 +35,14 @@ def _registry(*all_passes: Pass) -> dict[str, Pass]:
 REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
-    Lines(), Tokens(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     *balanced_passes(),
 )
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters", "expr-constant",

@@ -8,7 +8,8 @@ Only macros whose expansion is plain substitution: defined once, never #undef'd 
 another directive (`#ifdef`, `defined(...)`), no `#`, `##`, `__VA_OPT__` or itself in the body, every
 use of a function-like one called with its number of arguments, no use inside another's
 arguments. Uses inside other #define bodies are expanded too (a body is expanded where it is
-used, so that is the same). Growth is left to the engine, which tries only smaller candidates.
+used, so that is the same). An expansion may grow the file a little (`growth`): each removes a
+#define, and no pass adds one.
 """
 from __future__ import annotations
 
@@ -28,14 +29,21 @@ _CONTINUATION = re.compile(rb"\\\r?\n")
 class Macros(Pass):
     name = "macros"
     summary = "expand a macro at its uses and delete its #define (so the code parses as the compiler sees it)"
+    # An attribute macro (`MFCONV_HOST_DEVICE`, 133 uses) is shorter than its expansion: a
+    # macro gone is progress even so, within a twentieth of the file.
+    growth = 0.05
+
+    def progress(self, src: Source) -> int:
+        """Macros defined."""
+        return sum(bool(_DEFINE.match(src.text, start)) for start, _ in directives(src.text))
 
     def enumerate(self, src: Source) -> list[Item]:
         text = src.text
-        directives = _directives(text)
+        spans = directives(text)
         tokens = tokenize(text)
         defines: dict[bytes, list[tuple[int, int, re.Match]]] = {}
         named: set[bytes] = set()  # names other directives mention
-        for start, end in directives:
+        for start, end in spans:
             line = _CONTINUATION.sub(b" ", text[start:end])
             m = _DEFINE.match(line)
             if m is not None:
@@ -45,13 +53,13 @@ class Macros(Pass):
         items = []
         for name, found in defines.items():
             if len(found) == 1 and name not in named:
-                item = _expansion(text, tokens, directives, name, *found[0])
+                item = _expansion(text, tokens, spans, name, *found[0])
                 if item is not None:
                     items.append(item)
         return items
 
 
-def _directives(text: bytes) -> list[tuple[int, int]]:
+def directives(text: bytes) -> list[tuple[int, int]]:
     """[start, end) of each preprocessor line, continuations included."""
     spans, pos, n = [], 0, len(text)
     while pos < n:
@@ -66,7 +74,7 @@ def _directives(text: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def _expansion(text: bytes, tokens: list[Token], directives: list[tuple[int, int]], name: bytes,
+def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], name: bytes,
                start: int, end: int, define: re.Match) -> Item | None:
     params = None if define.group(2) is None else [p.strip() for p in define.group(2)[1:-1].split(b",") if p.strip()]
     variadic = bool(params) and params[-1] == b"..."
@@ -100,7 +108,7 @@ def _expansion(text: bytes, tokens: list[Token], directives: list[tuple[int, int
             if variadic:
                 args = [*args[:len(named)], b", ".join(args[len(named):])]
         span_end = tokens[close].end
-        if _crosses(directives, t.start, span_end):
+        if _crosses(spans, t.start, span_end):
             return None
         bound = dict(zip([*(named or []), *([b"__VA_ARGS__"] if variadic else [])], args))
         replacement = b" ".join(bound.get(s, s) for s in spelled)
@@ -131,6 +139,6 @@ def _call(text: bytes, tokens: list[Token], i: int) -> tuple[list[bytes], int] |
     return None
 
 
-def _crosses(directives: list[tuple[int, int]], start: int, end: int) -> bool:
+def _crosses(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) is partly inside a directive (a use must be wholly in one or outside all)."""
-    return any((s <= start < e) != (s < end <= e) or start < s < end for s, e in directives)
+    return any((s <= start < e) != (s < end <= e) or start < s < end for s, e in spans)

@@ -166,3 +166,13 @@ def test_macros_expands_a_variadic_launch_wrapper():
     (out,) = results("macros", text, "cuda")
     assert out == b"void go(int* p, int n) { do { k<4> <<< 2 , 256 >>> ( p, n ) ; } while ( 0 ); " \
                   b"do { k<8> <<< 1 , 256 >>> (  ) ; } while ( 0 ); }\n"
+
+
+def test_macros_expands_one_undefined_after_its_uses_and_deletes_both_directives():
+    """mfconv defines its constant operators with `MFCONV_CONSTANT_BINARY_OP(+)`, then #undefs it;
+    a name before the #define or after the #undef is not the macro."""
+    text = (b"int OP2 = 0;\n#define OP2(op) int f##_x; int g op 1;\n#define OP(op) bool operator op(A, A);\n"
+            b"OP(+)\nOP(<)\n#undef OP\nint OP = 3;\n")
+    outs = results("macros", text)
+    assert outs == [b"int OP2 = 0;\n#define OP2(op) int f##_x; int g op 1;\nbool operator + ( A , A ) ;\n"
+                    b"bool operator < ( A , A ) ;\nint OP = 3;\n"]

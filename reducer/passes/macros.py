@@ -4,8 +4,8 @@ k(...)`, a launch wrapped in `..._LAUNCH_OR_RETURN(...)`) that the tree-sitter g
 see through: the template around such a kernel does not parse as one, so no tree pass can
 instantiate it. Expanded, the code parses as what the compiler sees.
 
-Only macros whose expansion is plain substitution: defined once, never #undef'd nor named by
-another directive (`#ifdef`, `defined(...)`), no `#`, `##`, `__VA_OPT__` or itself in the body, every
+Only macros whose expansion is plain substitution: defined once, #undef'd only after it, named by no
+other directive (`#ifdef`, `defined(...)`), no `#`, `##`, `__VA_OPT__` or itself in the body, every
 use of a function-like one called with its number of arguments, no use inside another's
 arguments. Uses inside other #define bodies are expanded too (a body is expanded where it is
 used, so that is the same). An expansion may grow the file a little (`growth`): each removes a
@@ -22,6 +22,7 @@ from .base import Pass
 from .syntax import spaced
 
 _DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
+_UNDEF = re.compile(rb"[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)\s*$")
 _DIRECTIVE = re.compile(rb"[ \t]*#")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 
@@ -42,18 +43,21 @@ class Macros(Pass):
         spans = directives(text)
         tokens = tokenize(text)
         defines: dict[bytes, list[tuple[int, int, re.Match]]] = {}
+        undefs: dict[bytes, list[tuple[int, int]]] = {}
         named: set[bytes] = set()  # names other directives mention
         for start, end in spans:
             line = _CONTINUATION.sub(b" ", text[start:end])
-            m = _DEFINE.match(line)
-            if m is not None:
+            if (m := _DEFINE.match(line)) is not None:
                 defines.setdefault(m.group(1), []).append((start, end, m))
+            elif (u := _UNDEF.match(line)) is not None:
+                undefs.setdefault(u.group(1), []).append((start, end))
             else:
                 named.update(line[t.start:t.end] for t in tokenize(line) if t.kind == "ident")
         items = []
         for name, found in defines.items():
-            if len(found) == 1 and name not in named:
-                item = _expansion(text, tokens, spans, name, *found[0])
+            gone = undefs.get(name, [])
+            if len(found) == 1 and name not in named and all(s >= found[0][1] for s, _ in gone):
+                item = _expansion(text, tokens, spans, name, *found[0], gone)
                 if item is not None:
                     items.append(item)
         return items
@@ -75,7 +79,10 @@ def directives(text: bytes) -> list[tuple[int, int]]:
 
 
 def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], name: bytes,
-               start: int, end: int, define: re.Match) -> Item | None:
+               start: int, end: int, define: re.Match, undefs: list[tuple[int, int]]) -> Item | None:
+    """The item expanding the macro defined at [start, end) at its uses (in code between its
+    #define and its first #undef, in other macros' bodies anywhere), and deleting its #define
+    and #undef lines."""
     params = None if define.group(2) is None else [p.strip() for p in define.group(2)[1:-1].split(b",") if p.strip()]
     variadic = bool(params) and params[-1] == b"..."
     named = params[:-1] if variadic else params
@@ -86,11 +93,14 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
         return None
     if named is not None and not all(re.fullmatch(rb"[A-Za-z_]\w*", p) for p in named):
         return None
-    edits = [Edit(start, end)]
+    edits = [Edit(start, end), *(Edit(s, e) for s, e in undefs)]
+    stop = min((s for s, _ in undefs), default=len(text))
     i, last_end = 0, -1
     while i < len(tokens):
         t = tokens[i]
-        if t.kind != "ident" or text[t.start:t.end] != name or start <= t.start < end:
+        if t.kind != "ident" or text[t.start:t.end] != name or start <= t.start < end \
+                or any(s <= t.start < e for s, e in undefs) \
+                or not end <= t.start < stop and not any(s <= t.start < e for s, e in spans):  # a body: anywhere
             i += 1
             continue
         if t.start < last_end:  # inside another use's arguments
@@ -114,7 +124,7 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
         replacement = b" ".join(bound.get(s, s) for s in spelled)
         edits.append(spaced(text, t.start, span_end, replacement))
         last_end, i = span_end, close + 1
-    if len(edits) == 1:
+    if len(edits) == 1 + len(undefs):
         return None  # unused: `unused` and the line passes delete it
     return tuple(edits)
 

@@ -37,11 +37,11 @@ LIB_HOST_DEVICE int debug_only() { return undeclared_thing; }
 LIB_HOST_DEVICE int scale(int x) { return x * 2; }
 LIB_HOST_DEVICE int twice(int x) { return scale(x) + 0; }
 template <int N>
-__global__
+__global__ void
 #if LIB_USE_LAUNCH_BOUNDS
 __launch_bounds__(256, 2)
 #endif
-void kern(const bf16x8_t* in, f32x4_t* out) {
+    kern(const bf16x8_t* in, f32x4_t* out) {
   f32x4_t acc = {};
   for (int r = 0; r < N * LIB_MFMA_K / 32; ++r)
     acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[threadIdx.x + twice(r)], in[threadIdx.x], acc, 0, 0, 0);
@@ -65,7 +65,7 @@ def test_the_taken_branches_stay_and_the_macros_then_expand(tmp_path):
     assert b"#if" not in body and b"#else" not in body and b"#endif" not in body and b"#error" not in body
     assert b"#define LIB_HOST_DEVICE inline __host__ __device__\n" in body and b"inline\n" not in body
     assert b"#define LIB_MFMA_K 32\n" in body and b"LIB_MFMA_K 16" not in body and b"debug_only" not in body
-    assert b"__global__\n__launch_bounds__(256, 2)\nvoid kern" in body
+    assert b"__global__ void\n__launch_bounds__(256, 2)\n    kern" in body
     assert mfma_counts(kept) == mfma_counts(LIBRARY) == [4]
     # every macro is defined once now: expanded, the kernel parses as the template it is
     expanded = applied("macros", kept, values)
@@ -76,6 +76,9 @@ def test_the_taken_branches_stay_and_the_macros_then_expand(tmp_path):
     assert kernel.named_children[-1].type == "function_definition"
     assert b"inline __host__ __device__ int scale" in expanded
     assert mfma_counts(expanded) == [4]
+    # and it can be instantiated, which the `#if` in its declaration prevented
+    assert REGISTRY["instantiate"].items(Source(LIBRARY, "cuda"), 0) == []
+    assert b"template" not in applied("instantiate", expanded, values)[len(PRELUDE):]
 
 
 def test_without_a_compiler_to_ask_nothing_is_proposed():

@@ -312,8 +312,9 @@ class Engine:
 
     def _progresses(self, p: Pass, candidate: bytes) -> bool:
         """Whether a candidate no smaller than the file is progress all the same: it grows the
-        file by at most the pass's `growth` and lowers the pass's own measure. Every step then
-        lowers (that measure, bytes) in lexicographic order, so the run still cannot cycle."""
+        file by at most the pass's `growth` and lowers the pass's own measure. Each step then
+        lowers (the growing passes' measures, bytes) in lexicographic order, so the run still
+        cannot cycle (notes/engine.md)."""
         if not p.growth or len(candidate) > len(self.best.text) * (1 + p.growth):
             return False
         return p.progress(Source(candidate, self.best.language)) < p.progress(self.best)

@@ -18,6 +18,11 @@ another kind, hence no answer. A class-type value comes back as a C++20 structur
 compile back, so a pass that puts such a literal in the file first asks for the literal's own
 value (`confirmed`): it must compile and print the same.
 
+A second kind of question has the same answer source: which branch of each `#if` the compile
+takes (`marks`, for the conditionals pass). The candidate, with `#error gpu-reduce-mark ID`
+lines put in its branches, goes through the same front end; the marks it reports are the
+branches the preprocessor kept.
+
 This module starts no process: the front end is injected (runs.py builds it from the spill
 oracle's compiler, with exactly the oracle's flags), and the passes see the service only as the
 `values` of a Source. Answers are remembered by candidate text for the run and, when a

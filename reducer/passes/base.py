@@ -40,5 +40,6 @@ class Pass:
 
     def progress(self, src: Source) -> int:
         """The pass's own measure, which its items lower even when they grow the file (with
-        `growth` > 0), and which no other pass raises: only deletion and copying run elsewhere."""
+        `growth` > 0). No pass may raise it but one whose own measure ranks above it (`macros`
+        may add templates, never a `#define`): that is what keeps the run from cycling."""
         raise NotImplementedError

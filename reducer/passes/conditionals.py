@@ -80,7 +80,7 @@ class Conditionals(Pass):
 
     def enumerate(self, src: Source) -> list[Item]:
         found = conditionals(src.text)
-        if not found or src.values is None or not hasattr(src.values, "marks"):
+        if not found or src.values is None:
             return []
         marks = src.values.marks(marked(src.text, found))
         items = []

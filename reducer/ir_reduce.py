@@ -11,6 +11,7 @@ Each step's output is checked by the oracle; a step that fails is skipped, never
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from .ir_server import VerdictServer
 
 
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
+_LLVM_REDUCE_STABLE = "llvm-reduce.stable.bc"  # its last copy that stood still for a tick
 
 
 @dataclass
@@ -95,15 +97,18 @@ class IrReducer:
     def interrupted(self) -> IrReduction:
         """The best so far once `reduce` was interrupted. llvm-reduce saves every better module
         to its -o file as it goes, so a stop in the middle of it keeps that one when it is
-        still interesting (a file torn by the stop is not)."""
+        still interesting; a file torn by the stop is not, and then the last one that stood
+        still for a tick is (`_tick` keeps a copy)."""
         state = self.state
-        try:
-            saved = (self.work / _LLVM_REDUCE_OUT).read_bytes()
-        except OSError:
-            return state
-        if saved != state.module and self.server.verdict(saved).interesting:
-            state.module, state.text = saved, disassemble(self.oracle, saved)
-            state.steps.append(Step("llvm-reduce (stopped)", instruction_count(state.text), 0.0, 0))
+        for name in (_LLVM_REDUCE_OUT, _LLVM_REDUCE_STABLE):
+            try:
+                saved = (self.work / name).read_bytes()
+            except OSError:
+                continue
+            if saved != state.module and self.server.verdict(saved).interesting:
+                state.module, state.text = saved, disassemble(self.oracle, saved)
+                state.steps.append(Step("llvm-reduce (stopped)", instruction_count(state.text), 0.0, 0))
+                break
         return state
 
     def isolate(self, module: bytes, text: str) -> tuple[bytes | None, str]:
@@ -136,10 +141,23 @@ class IrReducer:
         return best.read_bytes(), ""
 
     def _tick(self, stop: threading.Event, best: Path) -> None:
-        start = time.monotonic()
+        """Progress every 5 s; a copy of llvm-reduce's best once it has not changed for a tick
+        (whole, then: what `interrupted` falls back to when a stop tears the file)."""
+        start, seen = time.monotonic(), None
         while not stop.wait(5.0):
+            try:
+                now = best.stat()
+                now = (now.st_size, now.st_mtime_ns)
+            except OSError:
+                now = None
+            if now is not None and now == seen:
+                try:
+                    shutil.copyfile(best, self.work / _LLVM_REDUCE_STABLE)
+                except OSError:  # replaced meanwhile: the next tick tries again
+                    pass
+            seen = now
             c = self.server.counters
-            size = f"{best.stat().st_size} B" if best.exists() else "not yet"
+            size = f"{now[0]} B" if now is not None else "not yet"
             self.say(f"[reduce ir] llvm-reduce: {c.tests} tests, {c.memo_hits + c.cache_hits} answered from "
                      f"memory/cache, best so far {size}, {time.monotonic() - start:.0f}s")
 

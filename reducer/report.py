@@ -129,7 +129,8 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         lines += ["", "## Yield per pass", "",
                   "Tests: oracle tests of the pass's candidates (speculative ones included). Answered: by the "
                   "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
-                  "test (no smaller than the current file; more parse errors).", "",
+                  "test (no smaller than the current file, nor progress by the pass's own measure; more parse "
+                  "errors).", "",
                   "| pass | accepted | bytes removed | tests | answered | not smaller | pre-filtered | seconds |",
                   "|---|---|---|---|---|---|---|---|"]
         for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):

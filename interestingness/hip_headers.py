@@ -56,8 +56,8 @@ class HipHeaders:
         return LEAN_DEFINE in self.after
 
     def lean(self) -> HipHeaders | None:
-        """The shim without the host's <cmath> and <cstdlib>, which cost a third of a small
-        kernel's build; None with ROCm's headers, whose own hip_runtime.h is the one read."""
+        """The shim without the host's <cmath> and <cstdlib>, whose parse every build pays
+        (benchmarks/shim_cost.py); None with ROCm's headers, whose own hip_runtime.h is the one read."""
         if self.mode != "shim" or self.is_lean:
             return None
         return replace(self, after=(*self.after, LEAN_DEFINE))

@@ -214,7 +214,7 @@ class SpillOracle:
 
     def _builds_the_same_lean(self, original: bytes, m: Measurement) -> bool:
         """Whether the original builds the same code, both sides, with the shim's lean variant
-        (`HipHeaders.lean`). Then every test uses it: a third less per build on a small kernel.
+        (`HipHeaders.lean`). Then every test uses it, cheaper by the headers' parse (notes/oracle.md).
         Decided once, from the original, and part of the commands (so of the identity): a
         candidate that needs the missing headers fails to build and is refused."""
         lean = self.compiler.hip.lean()
@@ -236,8 +236,8 @@ class SpillOracle:
         counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply;
         `lean_shim`: the shim's lean variant is enough (`_builds_the_same_lean`)."""
         resolved = copy.copy(self)
-        if lean_shim:
-            resolved.compiler = dataclasses.replace(self.compiler, hip=self.compiler.hip.lean())
+        if lean_shim:  # (already lean: as it is)
+            resolved.compiler = dataclasses.replace(self.compiler, hip=self.compiler.hip.lean() or self.compiler.hip)
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         if self.ub_guard:

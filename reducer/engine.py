@@ -301,7 +301,7 @@ class Engine:
         text = self.best.text
         for start in range(pos, len(items), size):
             candidate = self._apply(level, text, items[start:start + size])
-            if len(candidate) >= len(text) and not self._progresses(p, candidate):
+            if not p.progresses(self.best, candidate):
                 stats.not_smaller += 1
                 yield None
             elif not self._syntax_ok(candidate):
@@ -309,15 +309,6 @@ class Engine:
                 yield None
             else:
                 yield self._joined(candidate)
-
-    def _progresses(self, p: Pass, candidate: bytes) -> bool:
-        """Whether a candidate no smaller than the file is progress all the same: it grows the
-        file by at most the pass's `growth` and lowers the pass's own measure. Each step then
-        lowers (the growing passes' measures, bytes) in lexicographic order, so the run still
-        cannot cycle (notes/engine.md)."""
-        if not p.growth or len(candidate) > len(self.best.text) * (1 + p.growth):
-            return False
-        return p.progress(Source(candidate, self.best.language)) < p.progress(self.best)
 
     def _joined(self, candidate: bytes) -> bytes:
         parts = list(self.parts)

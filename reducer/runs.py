@@ -618,7 +618,7 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
                "keeps them all")
     if oracle.compiler.hip.is_lean:
         ui.say("HIP headers: the shim without the host's <cmath> and <cstdlib> (the original builds the same code "
-               "without them, a third faster)")
+               "without them)")
     for why in oracle.guards_off:
         ui.say(f"note: {why}")
     state["guards"] = {"ub": config.ub_guard, "init": oracle.guards["init"], "loop": bool(oracle.loop_targets),

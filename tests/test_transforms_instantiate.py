@@ -168,3 +168,13 @@ def test_a_chain_of_templates_on_a_config_instantiates_to_the_end(tmp_path):
     assert b"template" not in body, body.decode()
     assert b"constexpr kernel_config C = conv::configs[1];" in body
     assert mfma_counts(text) == mfma_counts(CHAIN) == [8]
+
+
+def test_an_alias_declared_after_the_template_is_read_through():
+    """A library's kernel is instantiated from the user's file, with `using PassThrough = ...;`
+    after the library's headers: the alias is replaced by what it names, declared before."""
+    text = (b"namespace lib { struct Pass {}; template <typename Op> int apply(Op op) { return sizeof(op); } }\n"
+            b"using PT = lib::Pass;\nint go() { return lib::apply<PT>(PT{}); }\n")
+    out, steps = fixpoint("instantiate", text)
+    assert steps == 1 and b"template" not in out and b"int apply(lib::Pass op)" in out, out.decode()
+    assert b"lib::apply(PT{})" in out

@@ -20,22 +20,15 @@ using f32x4_t = __attribute__((ext_vector_type(4))) float;
 
 
 def fixpoint(pass_name: str, text: bytes, values=None) -> tuple[bytes, int]:
-    """Apply the first item the engine would accept (it shrinks the file, or it is progress by
-    the pass's own measure: Engine._progresses), until there is none; the result and the number
-    of items applied. No step may add a parse error. With `values` (a reducer.values.ClangValues),
-    the pass asks the compiler for constant values."""
+    """Apply the first item the engine would accept (`Pass.progresses`), until there is none;
+    the result and the number of items applied. No step may add a parse error. With `values` (a
+    reducer.values.ClangValues), the pass asks the compiler for constant values."""
     p, steps = REGISTRY[pass_name], 0
-
-    def progress(new: bytes) -> bool:
-        if len(new) < len(text):
-            return True
-        return bool(p.growth) and len(new) <= len(text) * (1 + p.growth) \
-            and p.progress(Source(new, "cuda")) < p.progress(Source(text, "cuda"))
-
     while True:
         ask = values.bind(lambda probe, text=text: text + probe) if values is not None else None
-        items = p.items(Source(text, "cuda", ask), 0) or []
-        new = next((c for c in (apply(text, item) for item in items) if progress(c)), None)
+        src = Source(text, "cuda", ask)
+        items = p.items(src, 0) or []
+        new = next((c for c in (apply(text, item) for item in items) if p.progresses(src, c)), None)
         if new is None:
             return text, steps
         assert Source(new, "cuda").error_count <= Source(text, "cuda").error_count, new.decode()

@@ -38,6 +38,16 @@ class Pass:
     def enumerate(self, src: Source) -> list[Item]:
         raise NotImplementedError
 
+    def progresses(self, src: Source, candidate: bytes) -> bool:
+        """Whether `candidate` (a chunk of items applied to `src`) is worth a test: smaller, or
+        at most `growth` larger and lower by the pass's own measure. Each step then lowers (the
+        growing passes' measures, bytes) in lexicographic order, so no run cycles (notes/engine.md)."""
+        if len(candidate) < len(src.text):
+            return True
+        if not self.growth or len(candidate) > len(src.text) * (1 + self.growth):
+            return False
+        return self.progress(Source(candidate, src.language)) < self.progress(src)
+
     def progress(self, src: Source) -> int:
         """The pass's own measure, which its items lower even when they grow the file (with
         `growth` > 0). No pass may raise it but one whose own measure ranks above it (`macros`

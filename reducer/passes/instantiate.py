@@ -61,6 +61,19 @@ def inside_template(node: Node) -> bool:
     return False
 
 
+def _replace_names(text: bytes, replacements: dict[bytes, bytes]) -> bytes:
+    """`text` with each name it looks up (not one after `::`, `.` or `->`) that `replacements`
+    has replaced."""
+    toks, out, pos = tokenize(text), [], 0
+    for i, t in enumerate(toks):
+        name = text[t.start:t.end]
+        before = text[toks[i - 1].start:toks[i - 1].end] if i else b""
+        if t.kind == "ident" and name in replacements and before not in (b"::", b".", b"->"):
+            out += [text[pos:t.start], replacements[name]]
+            pos = t.end
+    return b"".join(out) + text[pos:]
+
+
 def _squash(text: bytes) -> bytes:
     return b" ".join(text.split())
 
@@ -80,14 +93,7 @@ class _Params:
 
     def substitute(self, text: bytes) -> bytes:
         """`text` with the parameters it looks up replaced by their arguments."""
-        toks, out, pos = tokenize(text), [], 0
-        for i, t in enumerate(toks):
-            name = text[t.start:t.end]
-            before = text[toks[i - 1].start:toks[i - 1].end] if i else b""
-            if t.kind == "ident" and name in self.texts and before not in (b"::", b".", b"->"):
-                out += [text[pos:t.start], self.argument(name, True)]
-                pos = t.end
-        return b"".join(out) + text[pos:]
+        return _replace_names(text, {name: self.argument(name, True) for name in self.texts})
 
     def argument(self, name: bytes, as_expression: bool) -> bytes:
         text = self.texts[name]
@@ -284,12 +290,18 @@ class Instantiate(Pass):
                 keep_one += [(Edit(*line_span(src.text, i.start_byte, i.end_byte)),) for i in instantiations[name]]
             if not sites or any(s is None or inside_template(s) for s in sites):
                 continue
-            args = {_key(_arguments(s)) for s in sites}
-            if len(args) != 1 or names_local(next(iter(args)), local) \
-                    or not _declared_before(first, next(iter(args)), decls[0].start_byte):
+            # the arguments as written, or else with the type aliases that name something declared
+            # after the template replaced (`using PassThrough = ck::...::PassThrough;` in the file
+            # that instantiates a library's kernel)
+            for outer in (False, True):
+                texts = [_arguments(s, outer) for s in sites]
+                args = {_key(t) for t in texts}
+                if len(args) == 1 and not names_local(next(iter(args)), local) \
+                        and _declared_before(first, next(iter(args)), decls[0].start_byte):
+                    break
+            else:
                 continue
-            plan = _Plan(src, decls[0], sites[-1], uses[name], instantiations[name], specialisations[name],
-                         next(iter(args)))
+            plan = _Plan(src, decls[0], uses[name], instantiations[name], specialisations[name], texts[-1])
             if plan.chosen is not None or plan.params is not None:
                 plans.append(plan)
         # every value any of them needs, in one question; a structural literal one would use is
@@ -303,37 +315,31 @@ class Instantiate(Pass):
         return keep_one + items
 
 
-def _arguments(site: Node) -> list[bytes]:
+def _arguments(site: Node, outer: bool = False) -> list[bytes]:
     """The texts of a use's template arguments, with the local constants and type aliases around
     it (`_local_constants`: `constexpr kernel_config C = conv::configs[53];`, left by
     instantiating that function) replaced: the next link of a chain must not name a local."""
-    known = _local_constants(site)
-    out = []
-    for arg in elements(site.child_by_field_name("arguments")):
-        text, toks, pieces, pos = arg.text, tokenize(arg.text), [], 0
-        for i, t in enumerate(toks):
-            name, before = text[t.start:t.end], text[toks[i - 1].start:toks[i - 1].end] if i else b""
-            if t.kind == "ident" and name in known and before not in (b"::", b".", b"->"):
-                pieces += [text[pos:t.start], known[name]]
-                pos = t.end
-        out.append(b"".join(pieces) + text[pos:])
-    return out
+    known = _local_constants(site, outer)
+    return [_replace_names(arg.text, known) for arg in elements(site.child_by_field_name("arguments"))]
 
 
-def _local_constants(site: Node) -> dict[bytes, bytes]:
+def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
     """What the functions and classes around `site` declared before it as a constant
     (`constexpr T name = init;`, a `static constexpr` member) or a type alias (`using T = X;`):
-    name -> its initialiser (parenthesised unless a simple expression) or type."""
+    name -> its initialiser (parenthesised unless a simple expression) or type. With `outer`,
+    the type aliases of the namespaces around it too."""
     found: dict[bytes, bytes] = {}
     scope = site.parent
     while scope is not None:
-        body = scope.child_by_field_name("body") if scope.type in _BODIED else None
+        local = scope.type in _BODIED
+        body = scope.child_by_field_name("body") if local or outer and scope.type == "namespace_definition" \
+            else scope if outer and scope.type == "translation_unit" else None
         for n in body.named_children if body is not None else ():
             if n.start_byte >= site.start_byte:
                 break
             if n.type == "alias_declaration" and n.child_by_field_name("type").child_by_field_name("declarator") is None:
                 found.setdefault(n.child_by_field_name("name").text, n.child_by_field_name("type").text)
-            elif n.type in ("declaration", "field_declaration") \
+            elif local and n.type in ("declaration", "field_declaration") \
                     and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in n.children):
                 for d in n.children_by_field_name("declarator"):
                     name, value = (d.child_by_field_name("declarator"), d.child_by_field_name("value")) \
@@ -419,14 +425,14 @@ class _Plan:
     specialisations go (a plain class cannot have any). `queries` are the values it needs,
     `item` makes the edit from the answers."""
 
-    def __init__(self, src: Source, decl: Node, site: Node, uses: list[Node], instantiations: list[Node],
-                 specialisations: list[Node], args: bytes):
+    def __init__(self, src: Source, decl: Node, uses: list[Node], instantiations: list[Node],
+                 specialisations: list[Node], args: list[bytes]):
         self.src, self.decl, self.uses, self.instantiations = src, decl, uses, instantiations
         self.specialisations = specialisations
         self.chosen = next((sp for sp in specialisations if _key(
-            [e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))]) == args), None)
-        self.params = None if self.chosen is not None else _bind(
-            elements(decl.child_by_field_name("parameters")), _arguments(site))
+            [e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))]) == _key(args)),
+            None)
+        self.params = None if self.chosen is not None else _bind(elements(decl.child_by_field_name("parameters")), args)
         self.scope = scope_of(decl)
 
     def _parameter_queries(self) -> dict[bytes, Query]:

@@ -15,8 +15,8 @@ implicit instantiation of undefined template '__reduce_probe<128>'`). An express
 evaluate (not constant, naming something the end of the file does not see) gets an error of
 another kind, hence no answer. A class-type value comes back as a C++20 structural literal
 (`Config{4, 4, {2, true}, 3}`). Clang prints an enum field as its number, which does not
-compile back, so a pass that puts such a literal in the file first asks for the literal's own
-value (`confirmed`): it must compile and print the same.
+compile back: a pass that puts such a literal in the file casts those (passes/literals.py) and
+first asks for the literal's own value (`confirmed`): it must compile and print the same.
 
 A second kind of question has the same answer source: which branch of each `#if` the compile
 takes (`marks`, for the conditionals pass). The candidate, with `#error gpu-reduce-mark ID`

@@ -158,16 +158,17 @@ void launch(const __bf16* in, f32x4_t* out) { kern<__bf16, conv::configs[1]><<<1
 @needs_clang22
 def test_a_chain_of_templates_on_a_config_instantiates_to_the_end(tmp_path):
     """Real code passes the config down (`pipeline_shape<T, C>`, `step<T, C>`): the kernel's body
-    declares `C` once (copying `conv::configs[1]` into every use would grow the item), the next
-    link resolves that local constant back to `conv::configs[1]`, an alias template of an array
-    type stays an alias, and a step that grows the file by a little is still taken, a template
-    being gone. At the end nothing is a template and the kernel has the same MFMAs."""
+    declares `C` once (copying the entry into every use would grow the item), as its structural
+    literal with the enum member cast (clang prints it as a number), the next link resolves that
+    local constant, an alias template of an array type stays an alias, and a step that grows the
+    file by a little is still taken, a template being gone. At the end nothing is a template,
+    nothing refers to the table and the kernel has the same MFMAs."""
     from test_values import clang_values
     text, _ = fixpoint("instantiate", CHAIN, clang_values(tmp_path))
     body = text[len(PRELUDE):]
     assert b"template" not in body, body.decode()
-    assert b"constexpr kernel_config C = conv::configs[1];" in body
-    assert mfma_counts(text) == mfma_counts(CHAIN) == [8]
+    assert b"constexpr kernel_config C = kernel_config{{2, 2}, shape(16), 1};" in body
+    assert b"conv::configs" not in body and mfma_counts(text) == mfma_counts(CHAIN) == [8]
 
 
 def test_an_alias_declared_after_the_template_is_read_through():

@@ -17,6 +17,7 @@ from interestingness.compile import Compiler, prepare_flags
 from interestingness.spill import SpillOracle
 from interestingness.toolchain import find_toolchain
 from reducer.passes import REGISTRY
+from reducer.passes.literals import typed
 from reducer.source import Source
 from reducer.values import ClangValues, Query, parse_value
 
@@ -128,12 +129,24 @@ def test_a_class_type_argument_becomes_a_structural_literal_that_compiles(tmp_pa
     assert mfma_counts(text) == [12]
     out, _ = fixpoint("unused", fixpoint("instantiate", text, clang_values(tmp_path))[0])
     assert b"configs" not in out and b"template" not in out[len(PRELUDE):] and mfma_counts(out) == [12]
-    # clang prints an enum field as its number, which does not compile back: the text stays
-    enum = LOOKUP.replace(b"  bool swizzle = false;", b"  bool swizzle = false;\n  enum class Order { row, col } order = Order::col;")
+    # clang prints an enum field as its number, which does not compile back: the literal casts
+    # it to the member's enum, and clang prints that back as the same value
+    enum = LOOKUP.replace(b"struct Config {", b"enum class Order { row, col };\nstruct Config {").replace(
+        b"  bool swizzle = false;", b"  bool swizzle = false;\n  Order order = Order::col;").replace(
+        b"launch<config_for_waves_and_tile_m(4, 64, true)>", b"launch<config_for_waves_and_tile_m(2 * 2, 64, true)>")
     values = clang_values(tmp_path)
     items = REGISTRY["instantiate"].items(Source(enum, "cuda", values.bind(lambda p: enum + p)), 0)
-    assert b"kern<config_for_waves_and_tile_m(4, 64, true)><<<" in apply(enum, items[0])
-    assert values.stats.runs == 2  # the answers, then the literal asked back: it does not compile
+    text = apply(enum, items[0])
+    assert b"kern<Config{{2, 2}, {64, 32}, 3, true, Order(1)}><<<" in text and mfma_counts(text) == [12]
+    assert values.stats.runs == 2  # the answers, then the literal asked back
+    # a member whose enum the file names only through an alias: not cast, it does not compile
+    # back, and the text stays
+    alias = LOOKUP.replace(b"struct Config {", b"enum class Order { row, col };\nusing order_t = Order;\nstruct Config {").replace(
+        b"  bool swizzle = false;", b"  bool swizzle = false;\n  order_t order = Order::col;")
+    values = clang_values(tmp_path)
+    items = REGISTRY["instantiate"].items(Source(alias, "cuda", values.bind(lambda p: alias + p)), 0)
+    assert b"kern<config_for_waves_and_tile_m(4, 64, true)><<<" in apply(alias, items[0])
+    assert values.stats.runs == 2
 
 
 def test_printed_values_become_literals():
@@ -145,6 +158,28 @@ def test_printed_values_become_literals():
     for inexact in ("1.500000e+00", "Config{1, 2.500000e-01}", "(anonymous namespace)::K::a", "&configs[2]",
                     "-2147483648"):
         assert parse_value(inexact) is None, inexact
+
+
+def test_enum_members_of_a_literal_are_cast_to_their_enums():
+    """What the class definitions in the file say, as written at the scope the literal goes to;
+    a member the file types through an alias, and a class with a base, are left as printed."""
+    src = Source(b"""namespace a { enum class M { x, y }; namespace b {
+enum class mode : int { none, atomic };
+struct K { struct F { int y = 1; int x = 1; }; struct L { int w = 2; mode s = mode::atomic; };
+  F f{}; M m = M::y; L lb{}; static constexpr int z = 3; int arr[2]; constexpr int q() const { return 1; }
+  enum class Order { row, col } order = Order::col; int p, r; };
+using m_t = M; struct A { m_t m; }; struct D : F2 { M m; };
+}}
+namespace p::q { enum class E { e }; struct G { E e; }; }
+""", "cpp")
+    printed = b"K{{1, 1}, 1, {2, 1}, {3, 4}, 1, 5, (-6)}"
+    assert typed(src, printed, (b"a", b"b")) == b"K{{1, 1}, M(1), {2, mode(1)}, {3, 4}, K::Order(1), 5, (-6)}"
+    assert typed(src, printed, (b"a", b"c")) == b"K{{1, 1}, M(1), {2, b::mode(1)}, {3, 4}, b::K::Order(1), 5, (-6)}"
+    assert typed(src, printed, (b"c",)) == \
+        b"K{{1, 1}, a::M(1), {2, a::b::mode(1)}, {3, 4}, a::b::K::Order(1), 5, (-6)}"
+    assert typed(src, b"G{0}", (b"p",)) == b"G{q::E(0)}" and typed(src, b"G{0}", (b"p::q",)) == b"G{E(0)}"
+    for unchanged in (b"A{1}", b"D{1}", b"K{1, 2, 3, 4, 5, 6, 7, 8}", b"Q{1}"):
+        assert typed(src, unchanged, (b"a", b"b")) == unchanged
 
 
 # Two instantiations of one kernel template show the effect (here: scratch on both sides).

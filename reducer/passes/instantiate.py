@@ -25,6 +25,7 @@ from ..source import Source
 from .base import Pass
 from .consteval import expression
 from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
+from .literals import typed
 from .syntax import elements, simple_name, spaced
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
@@ -505,13 +506,17 @@ class _Plan:
         plain = edits + self._render(renderer)[0]
         literal_, wanted = None, {}
         if any(v.structural for v in renderer.values.values()):
-            rendered, aliased = self._render(self._renderer(answers, structural=True))
+            # enum members cast, so the literal compiles (literals.py); clang must print it back
+            # as the value it came from
+            structural = {q: answers[q] for q in self._parameter_queries().values()
+                          if q in answers and answers[q].structural}
+            literals = {q: v._replace(text=typed(src, v.text, self.scope)) for q, v in structural.items()}
+            rendered, aliased = self._render(self._renderer({**answers, **literals}, structural=True))
             candidate = edits + rendered
             once = any(v.structural and name in aliased for name, v in renderer.values.items())
             if _growth(candidate) < _growth(plain) or once and _growth(candidate) < 0:
                 literal_ = tuple(sorted(candidate))
-                wanted = {confirmation(q, answers[q]): answers[q] for q in self._parameter_queries().values()
-                          if q in answers and answers[q].structural}
+                wanted = {confirmation(q, literals[q]): v for q, v in structural.items()}
         return tuple(sorted(plain)), literal_, wanted
 
 

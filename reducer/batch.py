@@ -153,16 +153,20 @@ def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str],
             state[case.name] = record
             atomic_write(state_path, (json.dumps(state, indent=1) + "\n").encode())
 
+    pool = ThreadPoolExecutor(max_workers=parallel)
     try:
-        with ThreadPoolExecutor(max_workers=parallel) as pool:
-            for f in [pool.submit(one, c) for c in cases]:
-                f.result()
-    except KeyboardInterrupt:  # stop every case cleanly: each keeps its best and stays resumable
+        for f in [pool.submit(one, c) for c in cases]:
+            f.result()
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: stop every case cleanly (each keeps its best and stays resumable)
+        # before waiting for the threads; the children run in sessions of their own, so a signal
+        # to the batch alone would leave them running
+        pool.shutdown(wait=False, cancel_futures=True)
         for child in list(children):
             child.send_signal(signal.SIGTERM)
-        for child in list(children):
-            child.wait()
+        pool.shutdown(wait=True)
         raise
+    pool.shutdown()
     return BatchResult(_report(cases, out, state), all(state[c.name]["outcome"] == "done" for c in cases))
 
 

@@ -259,8 +259,13 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
     except batch.ManifestError as e:
         raise Fail(str(e), exits.EXIT_INPUT) from None
     out = (out or manifest.with_name(manifest.name + ".batch")).absolute()
-    result = batch.run_batch(cases, out, parallel or settings.get("parallel", 1),
-                             echo=(lambda line: None) if quiet else (lambda line: click.echo(line, err=True)))
+    stopping.install()
+    try:
+        result = batch.run_batch(cases, out, parallel or settings.get("parallel", 1),
+                                 echo=(lambda line: None) if quiet else (lambda line: click.echo(line, err=True)))
+    except KeyboardInterrupt:
+        raise Fail("interrupted: every case kept its best so far; run the same command again to resume",
+                   exits.EXIT_INTERRUPTED) from None
     click.echo(result.report.read_text())
     sys.exit(0 if result.all_ok else exits.EXIT_BATCH_FAILED)
 

@@ -182,6 +182,28 @@ def test_batch_finishes_good_cases_reports_the_broken_one_and_resumes(tmp_path):
     assert "a: finished in an earlier batch run" in r.stderr and "b: finished in an earlier batch run" in r.stderr
 
 
+def test_sigterm_to_a_batch_stops_its_cases_and_a_rerun_resumes_them(tmp_path):
+    """A scheduler's kill of the batch must reach its cases (they run in sessions of their own)."""
+    setup_case(tmp_path / "a")
+    manifest = tmp_path / "cases.toml"
+    manifest.write_text('[defaults]\njobs = 1\n[[case]]\nname = "a"\nfile = "a/case.c"\ntest = "a/t.sh"\n')
+    proc = subprocess.Popen([*REDUCE, "batch", str(manifest)], cwd=tmp_path, stderr=subprocess.PIPE, text=True, env=ENV)
+    workdir = tmp_path / "cases.toml.batch" / "a"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(journal_keys(workdir)) < 5:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "run the same command again to resume" in err, err
+    assert json.loads((workdir / "state.json").read_text())["outcome"] == "interrupted"  # the case stopped too
+    tests = journal_lines(workdir)
+    time.sleep(0.5)
+    assert journal_lines(workdir) == tests  # and nothing runs on
+    r = reduce("batch", manifest, cwd=tmp_path)
+    assert r.returncode == 0 and "a: resuming" in r.stderr, r.stderr
+    assert "".join((tmp_path / "cases.toml.batch" / "a.c").read_text().split()) == "f7foo();"
+
+
 def test_batch_manifest_errors_are_clear(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[[case]]\nname = "x"\nfile = "x.c"\nbogus = 1\n')

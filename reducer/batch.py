@@ -145,7 +145,7 @@ def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str],
     state_path = out / "batch.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
     lock = threading.Lock()
-    children: set[subprocess.Popen] = set()
+    children = _Children()
 
     def one(case: Case) -> None:
         record = _run_case(case, out, echo, children)
@@ -159,18 +159,47 @@ def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str],
             f.result()
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM: stop every case cleanly (each keeps its best and stays resumable)
-        # before waiting for the threads; the children run in sessions of their own, so a signal
-        # to the batch alone would leave them running
+        # before waiting for the threads
         pool.shutdown(wait=False, cancel_futures=True)
-        for child in list(children):
-            child.send_signal(signal.SIGTERM)
+        children.stop()
         pool.shutdown(wait=True)
         raise
     pool.shutdown()
     return BatchResult(_report(cases, out, state), all(state[c.name]["outcome"] == "done" for c in cases))
 
 
-def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: set) -> dict[str, Any]:
+class _Children:
+    """The cases' processes. They run in sessions of their own (a Ctrl-C at the terminal reaches
+    the batch, which stops them cleanly), so a stop must signal each; a case whose thread was
+    about to start it when the stop came is never started."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen] = set()
+        self._stopped = False
+
+    def start(self, cmd: list[str], **popen: Any) -> subprocess.Popen | None:
+        with self._lock:
+            if self._stopped:
+                return None
+            child = subprocess.Popen(cmd, start_new_session=True, **popen)
+            self._running.add(child)
+            return child
+
+    def wait(self, child: subprocess.Popen) -> int:
+        code = child.wait()
+        with self._lock:
+            self._running.discard(child)
+        return code
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            for child in self._running:
+                child.send_signal(signal.SIGTERM)
+
+
+def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: _Children) -> dict[str, Any]:
     workdir = out / case.name
     output = out / f"{case.name}{case.file.suffix}"
     reduce = [sys.executable, "-m", "reducer.cli"]
@@ -186,11 +215,8 @@ def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: set)
     echo(f"[batch] {case.name}: {verb}")
     log = out / f"{case.name}.log"
     with open(log, "ab") as sink:
-        child = subprocess.Popen(cmd, cwd=case.cwd, stdout=sink, stderr=sink, start_new_session=True,
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        children.add(child)
-        code = child.wait()
-        children.discard(child)
+        child = children.start(cmd, cwd=case.cwd, stdout=sink, stderr=sink, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        code = EXIT_INTERRUPTED if child is None else children.wait(child)
     error = _last_error(log) if code not in (0, EXIT_BUDGET) else ""
     outcome = {0: "done", EXIT_BUDGET: "stopped by budget", EXIT_INTERRUPTED: "interrupted"}.get(code, "failed")
     echo(f"[batch] {case.name}: {outcome}" + (f": {error}" if error else ""))

@@ -333,8 +333,7 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
     scope = site.parent
     while scope is not None:
         local = scope.type in _BODIED
-        body = scope.child_by_field_name("body") if local or outer and scope.type == "namespace_definition" \
-            else scope if outer and scope.type == "translation_unit" else None
+        body = _declarations_read(scope, outer)
         for n in body.named_children if body is not None else ():
             if n.start_byte >= site.start_byte:
                 break
@@ -350,6 +349,14 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
                         found.setdefault(name.text, value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
         scope = scope.parent
     return found
+
+
+def _declarations_read(scope: Node, outer: bool) -> Node | None:
+    """Where `_local_constants` reads declarations in `scope`: a function's or class's body and,
+    with `outer`, a namespace's or the file's top level."""
+    if scope.type in _BODIED or outer and scope.type == "namespace_definition":
+        return scope.child_by_field_name("body")
+    return scope if outer and scope.type == "translation_unit" else None
 
 
 def _looked_up(text: bytes) -> set[bytes]:

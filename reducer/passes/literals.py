@@ -7,12 +7,14 @@ typed literal prints as the value it came from (values.confirmed).
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from tree_sitter import Node
 
 from ..source import Source, walk
 from .folding import scope_of
+from .syntax import simple_name
 
 _HEAD = re.compile(rb"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?=\{)")
 _NUMBER = re.compile(rb"^\(?-?\d+\)?$")
@@ -62,18 +64,18 @@ def _text(element) -> bytes:
     return element if isinstance(element, bytes) else b"{" + b", ".join(_text(e) for e in element) + b"}"
 
 
+@functools.lru_cache(maxsize=2)
 def _declarations(src: Source) -> dict[tuple[str, bytes], list[Node]]:
-    """('class' | 'enum', name) -> the definitions of that name in the file."""
+    """Per file version: ('class' | 'enum', name) -> the definitions of that name in the file."""
     found: dict[tuple[str, bytes], list[Node]] = {}
     for n in walk(src.root):
         kind = "class" if n.type in _CLASSES else "enum" if n.type == "enum_specifier" else None
-        name = n.child_by_field_name("name") if kind else None
-        if name is not None and n.child_by_field_name("body") is not None:
-            found.setdefault((kind, name.text.split(b"::")[-1]), []).append(n)
+        if kind and n.child_by_field_name("body") is not None and (name := simple_name(n)) is not None:
+            found.setdefault((kind, name), []).append(n)
     return found
 
 
-def _members(cls: Node) -> list[tuple[bytes, bool]] | None:
+def _members(cls: Node) -> list[tuple[bytes | None, bool]] | None:
     """The class's non-static data members in order: (type's last name, whether an array); None
     when an aggregate's elements would not map onto them (a base class, a union)."""
     if cls.type not in _CLASSES or any(c.type == "base_class_clause" for c in cls.children):
@@ -82,10 +84,7 @@ def _members(cls: Node) -> list[tuple[bytes, bool]] | None:
     for field in cls.child_by_field_name("body").named_children:
         if field.type != "field_declaration" or any(c.type == "storage_class_specifier" for c in field.children):
             continue
-        type_ = field.child_by_field_name("type")
-        if type_ is not None and type_.child_by_field_name("name") is not None:
-            type_ = type_.child_by_field_name("name")  # `enum class Order {...} order;`, `ns::E e;`
-        name = type_.text.split(b"::")[-1] if type_ is not None else b""
+        name = simple_name(field.child_by_field_name("type"))  # `ns::E e;`, `enum class Order {...} order;`
         for d in field.children_by_field_name("declarator"):
             if d.type == "function_declarator":
                 break
@@ -114,11 +113,11 @@ def _cast(elements: list, cls_name: bytes, decls: dict, scope: tuple[bytes, ...]
 def _qualified(decl: Node, scope: tuple[bytes, ...]) -> bytes:
     """The name of `decl` as written at `scope`: qualified by its classes, and by those of its
     namespaces that `scope` is not inside (lookup from `scope` finds the rest)."""
-    names = [decl.child_by_field_name("name").text]
+    names = [simple_name(decl)]
     node = decl.parent
     while node is not None and node.type != "namespace_definition":
-        if node.type in _CLASSES and node.child_by_field_name("name") is not None:
-            names.append(node.child_by_field_name("name").text)
+        if node.type in _CLASSES and (name := simple_name(node)) is not None:
+            names.append(name)
         node = node.parent
     spaces, scope = _components(scope_of(decl)), _components(scope)
     shared = next((i for i, (a, b) in enumerate(zip(spaces, scope)) if a != b), min(len(spaces), len(scope)))

@@ -101,6 +101,8 @@ class Engine:
         adaptive: bool = False,
         revisit: Sequence[Pass] = (),
         revisit_shrink: float = 0.2,
+        coarse: Sequence[Pass] = (),
+        coarse_shrink: float = 0.1,
     ):
         self.evaluator = evaluator
         self.language = language
@@ -135,9 +137,19 @@ class Engine:
         # has shrunk by `revisit_shrink` since they last ran, they run again at once, between two
         # searches of the pass that shrank it, rather than a sweep later (on a big file the first
         # sweep's tree-delete alone can take an hour).
+        # Between two passes of a sweep they also run whenever the part changed since they last
+        # ran: with nothing new to fold they propose nothing and cost no test.
         self.revisit = list(revisit)
         self.revisit_shrink = revisit_shrink
         self._revisit_mark: int | None = None  # the part's size when they last ran; None: not in a sweep
+        self._revisited: bytes | None = None   # the part's text when they last ran
+        # The coarse head of the main list (through tree-delete): once the passes after it have
+        # shrunk the part by `coarse_shrink` since it last ran, it runs again before the next
+        # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
+        # passes expose (a helper no longer called, a template used once) is the coarse passes'.
+        self.coarse = list(coarse)
+        self.coarse_shrink = coarse_shrink
+        self._coarse_mark = 0  # the part's size when the last coarse pass last ended
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -179,11 +191,32 @@ class Engine:
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
             self._revisit_mark = len(self.best.text) if sweep else None
+            self._revisited, self._coarse_mark = None, len(self.best.text)
             for p in schedule:
                 self._run_pass(p)
-                if self._revisit_mark is not None and p in self.revisit:
-                    self._revisit_mark = len(self.best.text)
+                if sweep:
+                    self._between(p)
         self._revisit_mark = None
+
+    def _between(self, p: Pass) -> None:
+        """After `p` in a sweep: the coarse passes again if the part has shrunk enough since they
+        last ran, else the revisit passes if it has changed at all. Sizes and texts decide, so a
+        replay makes the same runs."""
+        if p in self.revisit:
+            self._revisit_mark, self._revisited = len(self.best.text), self.best.text
+        if p in self.coarse:
+            if p is self.coarse[-1]:
+                self._coarse_mark = len(self.best.text)
+            return
+        if self.coarse and len(self.best.text) <= (1 - self.coarse_shrink) * self._coarse_mark:
+            again = self.coarse
+        elif self.revisit and p not in self.revisit and self.best.text != self._revisited:
+            again = self.revisit
+        else:
+            return
+        for q in again:
+            self._run_pass(q)
+            self._between(q)
 
     def _revisit(self, p: Pass, stats: PassYield) -> None:
         """Run the revisit passes now if the part has shrunk enough since they last ran; then go
@@ -195,7 +228,7 @@ class Engine:
         self._revisit_mark = None  # no revisit within a revisit
         for q in self.revisit:
             self._run_pass(q)
-        self._revisit_mark = len(self.best.text)
+        self._revisit_mark, self._revisited = len(self.best.text), self.best.text
         self.status.current_pass = p.name
         self.evaluator.label = p.name
         self._charged = (time.monotonic(), *self._counts())

@@ -296,7 +296,8 @@ class _Session:
                              caps={int(k): v for k, v in state.get("caps", {}).items()},
                              bugs={b["run"]: b["searches"] for b in self.pass_bugs.values()},
                              adaptive=config.adaptive_sweeps, values=self.values,
-                             revisit=[p for p in main_passes if p.name in passes.REVISIT])
+                             revisit=[p for p in main_passes if p.name in passes.REVISIT],
+                             coarse=[p for p in main_passes if p.name in passes.COARSE])
         output = Path(config.output)
         try:
             self._write_result(wd.read("best") or text)

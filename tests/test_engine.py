@@ -313,8 +313,8 @@ class Watches(passes.REGISTRY["lines"].__class__):
     name = "watch"
     summary = "records what it sees"
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, name: str = "watch"):
+        super().__init__(name)
         self.seen: list[int] = []
 
     def enumerate(self, src):
@@ -341,3 +341,35 @@ def test_revisit_passes_run_again_mid_pass_once_the_file_has_shrunk_enough():
     with Evaluator(Contains((b"keep_me", b"v7 ")), 1) as ev:
         assert Engine(ev, "cpp", first=(), main=[plain, *passes.resolve(["lines"])]).reduce(LINES) == out
     assert len(plain.seen) < len(watch.seen)
+
+
+def sweeps_of(engine_kw: dict, main, text: bytes, needles: tuple[bytes, ...]) -> dict[int, list[str]]:
+    """The passes each sweep ran, in order (a pass run counted once, however many searches)."""
+    runs: dict[int, list[str]] = {}
+    with Evaluator(Contains(needles), 1) as ev:
+        Engine(ev, "cpp", first=(), main=main, on_event=lambda kind, s: kind == "pass" and runs.setdefault(
+            s.sweep, []).append(s.current_pass), **engine_kw).reduce(text)
+    return runs
+
+
+def test_revisit_passes_run_after_a_pass_that_changed_the_file_and_only_then():
+    watch, idle = Watches(), Watches("idle")
+    lines = [b"int v%d = %d;\n" % (i, i) for i in range(12)]
+    text = b"".join(lines)  # `lines` may delete one of twelve: less than the fifth of a mid-pass revisit
+    runs = sweeps_of({"revisit": [watch]}, [watch, *passes.resolve(["lines"]), idle], text,
+                     tuple(l.strip() for l in lines if b"v5 " not in l))
+    assert runs == {1: ["watch", "lines", "watch", "idle"], 2: ["watch", "lines", "idle"]}
+
+
+def test_coarse_passes_run_again_once_the_fine_passes_have_shrunk_the_file_by_a_tenth():
+    first, watch, idle = Watches("coarse"), Watches(), Watches("idle")
+    main = [first, watch, *passes.resolve(["lines"]), idle]
+    runs = sweeps_of({"revisit": [watch], "coarse": [first, watch]}, main, LINES, (b"keep_me", b"v7 "))
+    # sweep 1: `lines` leaves two lines of 41, then the coarse passes run before `idle`
+    assert runs[1][:3] == ["coarse", "watch", "lines"] and runs[1][-3:] == ["coarse", "watch", "idle"]
+    assert runs[2] == ["coarse", "watch", "lines", "idle"] and len(runs) == 2
+    # under a tenth: `lines` deletes one line of twelve and no coarse run follows
+    lines = [b"int v%d = %d;\n" % (i, i) for i in range(12)]
+    runs = sweeps_of({"revisit": [watch], "coarse": [first, watch], "coarse_shrink": 0.1}, main, b"".join(lines),
+                     tuple(l.strip() for l in lines if b"v5 " not in l))
+    assert runs[1] == ["coarse", "watch", "lines", "watch", "idle"]

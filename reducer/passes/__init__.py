@@ -49,8 +49,12 @@ MAIN = (
     "tokens", "blank",
 )
 LAST = ("join-lines",)
-# main passes the engine runs again, mid-pass, as soon as the file has shrunk enough (Engine.revisit)
+# main passes the engine runs again, mid-pass, as soon as the file has shrunk enough, and between
+# two passes whenever it has changed (Engine.revisit)
 REVISIT = ("instantiate", "unused")
+# the coarse head of the main list, run again before the next fine pass once the fine passes have
+# shrunk the file by a tenth since it last ran (Engine.coarse)
+COARSE = MAIN[:MAIN.index("tree-delete") + 1]
 
 
 def catalogue() -> str:
@@ -61,7 +65,9 @@ def catalogue() -> str:
              "nothing, then the last passes once. --skip-passes takes passes out of it; --passes runs only",
              "the passes it names, swept as the main passes.",
              f"Within a sweep, {' and '.join(REVISIT)} run again between two searches of another pass as",
-             "soon as the file has shrunk by a fifth since they last ran."]
+             "soon as the file has shrunk by a fifth since they last ran, and after any pass that changed it;",
+             f"the main passes through {COARSE[-1]} run again before the next pass once the passes after them",
+             "have shrunk the file by a tenth."]
     for title, names in (("first", FIRST), ("main", MAIN), ("last", LAST)):
         lines += ["", f"{title}:"] + [f"  {n:<{width}}{REGISTRY[n].summary}" for n in names]
     scheduled = {*FIRST, *MAIN, *LAST}
@@ -77,4 +83,4 @@ def resolve(names: list[str]) -> list[Pass]:
     return [REGISTRY[n] for n in names]
 
 
-__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "REVISIT", "catalogue", "resolve"]
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "REVISIT", "COARSE", "catalogue", "resolve"]

@@ -54,7 +54,7 @@ def _entity_or_decl_name(node: Node) -> bytes | None:
         if node.type != "function_definition" and node.child_by_field_name("body") is None:
             return None
         return entity_name(node)
-    if node.type in ("alias_declaration", "preproc_def", "preproc_function_def"):
+    if node.type in ("alias_declaration", "concept_definition", "preproc_def", "preproc_function_def"):
         name = node.child_by_field_name("name")
         return name.text if name is not None else None
     if node.type == "declaration":

@@ -40,6 +40,8 @@ def _field_of(parent: Node, child: Node, fields: dict) -> str | None:
 
 
 _NAME_FIELDS = ("declarator", "name", "field", "function")
+# declarators whose inner declarator has no field name: `T& x`, `T&& x`, `Ts... xs`
+_UNFIELDED = frozenset({"reference_declarator", "variadic_declarator"})
 _LEAF_NAMES = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier",
                          "destructor_name", "operator_name"})
 
@@ -49,6 +51,9 @@ def simple_name(node: Node | None) -> bytes | None:
     while node is not None:
         if node.type in _LEAF_NAMES:
             return node.text
+        if node.type in _UNFIELDED:
+            node = node.named_children[0] if node.named_children else None
+            continue
         node = next((node.child_by_field_name(f) for f in _NAME_FIELDS
                      if node.child_by_field_name(f) is not None), None)
     return None

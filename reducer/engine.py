@@ -141,8 +141,8 @@ class Engine:
         # ran: with nothing new to fold they propose nothing and cost no test.
         self.revisit = list(revisit)
         self.revisit_shrink = revisit_shrink
-        self._revisit_mark: int | None = None  # the part's size when they last ran; None: not in a sweep
-        self._revisited: bytes | None = None   # the part's text when they last ran
+        # the part's text when they last ran; None: not in a sweep, or running them now
+        self._revisited: bytes | None = None
         # The coarse head of the main list (through tree-delete): once the passes after it have
         # shrunk the part by `coarse_shrink` since it last ran, it runs again before the next
         # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
@@ -190,20 +190,20 @@ class Engine:
         for i in range(len(self.parts)):
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
-            self._revisit_mark = len(self.best.text) if sweep else None
-            self._revisited, self._coarse_mark = None, len(self.best.text)
+            self._revisited = self.best.text if sweep else None
+            self._coarse_mark = len(self.best.text)
             for p in schedule:
                 self._run_pass(p)
                 if sweep:
                     self._between(p)
-        self._revisit_mark = None
+        self._revisited = None
 
     def _between(self, p: Pass) -> None:
         """After `p` in a sweep: the coarse passes again if the part has shrunk enough since they
         last ran, else the revisit passes if it has changed at all. Sizes and texts decide, so a
         replay makes the same runs."""
         if p in self.revisit:
-            self._revisit_mark, self._revisited = len(self.best.text), self.best.text
+            self._revisited = self.best.text
         if p in self.coarse:
             if p is self.coarse[-1]:
                 self._coarse_mark = len(self.best.text)
@@ -221,14 +221,13 @@ class Engine:
     def _revisit(self, p: Pass, stats: PassYield) -> None:
         """Run the revisit passes now if the part has shrunk enough since they last ran; then go
         on with `p` (its tests are charged to it, theirs to them)."""
-        mark = self._revisit_mark
-        if mark is None or p in self.revisit or len(self.best.text) > (1 - self.revisit_shrink) * mark:
+        last = self._revisited  # (a revisit pass itself never triggers one: no revisit within a revisit)
+        if last is None or p in self.revisit or len(self.best.text) > (1 - self.revisit_shrink) * len(last):
             return
         self._charge(stats)
-        self._revisit_mark = None  # no revisit within a revisit
         for q in self.revisit:
             self._run_pass(q)
-        self._revisit_mark, self._revisited = len(self.best.text), self.best.text
+        self._revisited = self.best.text
         self.status.current_pass = p.name
         self.evaluator.label = p.name
         self._charged = (time.monotonic(), *self._counts())

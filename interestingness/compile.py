@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from interestingness import prefix_pch
 from interestingness.bundle import Tree, materialise
 from interestingness.diagnostics import first_error
 from interestingness.hip_headers import HipHeaders, resolve
@@ -52,6 +53,8 @@ _ENV_NAMES = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "COMPILER_PATH", 
 UNINITIALIZED = re.compile(r"warning: .*\[-W[\w-]*uninitialized[\w-]*\]")
 INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
                            r"|std::bad_alloc|No space left on device|Disk quota exceeded")
+# clang cannot use the prefix PCH (gone, or its header changed since): the candidate is not at fault
+PCH_STDERR = re.compile(r"PCH file|precompiled header|precompiled file")
 
 
 def compiler_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -153,6 +156,9 @@ class Compiler:
     tree: Tree | None = None
     env: tuple[tuple[str, str], ...] = field(default_factory=lambda: tuple(compiler_env(os.environ).items()))
     hip: HipHeaders | None = None  # where the HIP headers come from; None: resolved from the flags (`auto`)
+    # read `#include <hip/hip_runtime.h>` from a PCH where it leads the candidate (prefix_pch); the
+    # oracle sets it once the original builds the same code with it
+    pch: bool = False
 
     def __post_init__(self) -> None:
         if self.hip is None:
@@ -194,20 +200,24 @@ class Compiler:
 
     def compile(self, side: str, content: bytes, emit: str = "asm", extra: Sequence[str] = ()) -> Compiled:
         """One side's build of `content`; `extra` flags go after every other flag but the output's."""
-        cmd = self.command(side, emit, extra)
+        env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
+        pch = self._pch(side, extra, content, env)
+        cmd = self.command(side, emit, [*extra, *pch])
         try:
             work = test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:
             return Compiled(side, tuple(cmd), 0.0, failure="infra", message=f"temp dir: {e}")
         try:
             self._write(work, content)
-            env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)}
             # the compiler's own temp files go into the test's directory and are removed with it
-            res = run(cmd, cwd=work, timeout=self.timeout, env=env | dict(self.env) | {"TMPDIR": str(work)})
+            res = run(cmd, cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)})
             kept = str(work) if self.keep_artifacts else None
             if res.timed_out:
                 return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
                                 message=f"timeout after {self.timeout:g}s", artifacts=kept)
+            if pch and res.returncode != 0 and PCH_STDERR.search(res.stderr):
+                prefix_pch.forget(pch[-1])
+                return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=_first_lines(res.stderr))
             if res.killed_by_signal or INFRA_STDERR.search(res.stderr):
                 why = f"signal {res.killed_by_signal}" if res.killed_by_signal else _first_lines(res.stderr)
                 return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=why, artifacts=kept)
@@ -228,6 +238,12 @@ class Compiler:
         finally:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
+
+    def _pch(self, side: str, extra: Sequence[str], content: bytes, env: dict[str, str]) -> list[str]:
+        """The flags that read the HIP runtime header from a PCH, when it leads `content`."""
+        if not self.pch or self.tree is not None or not prefix_pch.applies(content):
+            return []
+        return prefix_pch.flags([*self._device_compile(side), *extra], env, self.tmp_parent)
 
     def uninitialized(self, content: bytes) -> int:
         """Front-end warnings of uninitialized uses in `content` (a syntax-only compile)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from interestingness import prefix_pch
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
 from interestingness.hip_headers import resolve as resolve_hip_headers
@@ -195,8 +196,11 @@ class SpillOracle:
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
         lto = by_target(m.metrics[LTO], targets)
         loops = tuple(t for t in targets if self.guards["loop"] and (lto[t].get("loop_spill_ops") or 0) > 0)
-        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops,
-                                     lean_shim=self._builds_the_same_lean(original, m))
+        lean_hip = self.compiler.hip.lean()
+        lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
+        chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
+        pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
+        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops, lean_shim=lean, pch=pch)
         resolved.interesting = interesting
         if self.guards["init"]:
             plain = code_digests(m.compiled[LTO].asm, targets)
@@ -212,16 +216,14 @@ class SpillOracle:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved
 
-    def _builds_the_same_lean(self, original: bytes, m: Measurement) -> bool:
-        """Whether the original builds the same code, both sides, with the shim's lean variant
-        (`HipHeaders.lean`). Then every test uses it, cheaper by the headers' parse (notes/oracle.md).
-        Decided once, from the original, and part of the commands (so of the identity): a
-        candidate that needs the missing headers fails to build and is refused."""
-        lean = self.compiler.hip.lean()
-        if lean is None:
-            return False
+    def _builds_the_same(self, original: bytes, m: Measurement, compiler: Compiler) -> bool:
+        """Whether the original builds the same code and figures, both sides, with `compiler` as
+        with this oracle's (`m`). A cheaper variant of the commands is used only then: the shim's
+        lean variant (`HipHeaders.lean`, part of the commands, so of the identity: a candidate
+        that needs the missing headers fails to build and is refused) or the prefix PCH (the same
+        tokens, so not part of the identity). Decided once, from the original (notes/oracle.md)."""
         other = copy.copy(self)
-        other.compiler = dataclasses.replace(self.compiler, hip=lean)
+        other.compiler = compiler
         o = other.measure(original)
         if not all(c.ok for c in o.compiled.values()) or o.metrics != m.metrics:
             return False
@@ -230,14 +232,15 @@ class SpillOracle:
 
     def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None,
                      loop_targets: Sequence[str] = (), init_guard: str | bool | None = None,
-                     lean_shim: bool = False) -> SpillOracle:
+                     lean_shim: bool = False, pch: bool = False) -> SpillOracle:
         """A copy with targets known already (a resumed run's): no build of the original. The UB
         guard's limit is `uninitialized` when a build of the original counted it, else it is
         counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply;
-        `lean_shim`: the shim's lean variant is enough (`_builds_the_same_lean`)."""
+        `lean_shim`, `pch`: the original builds the same with them (`_builds_the_same`)."""
         resolved = copy.copy(self)
         if lean_shim:  # (already lean: as it is)
             resolved.compiler = dataclasses.replace(self.compiler, hip=self.compiler.hip.lean() or self.compiler.hip)
+        resolved.compiler = dataclasses.replace(resolved.compiler, pch=pch)
         resolved.targets = tuple(targets)
         resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
         if self.ub_guard:
@@ -250,7 +253,8 @@ class SpillOracle:
     def settings(self) -> dict[str, Any]:
         """What resolve_targets decided, for `with_targets` in a resumed run."""
         return {"targets": list(self.targets or ()), "loop_targets": list(self.loop_targets),
-                "init_guard": self.guards["init"], "lean_shim": self.compiler.hip.is_lean}
+                "init_guard": self.guards["init"], "lean_shim": self.compiler.hip.is_lean,
+                "pch": self.compiler.pch}
 
     def test(self, content: bytes) -> Verdict:
         """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""

@@ -620,6 +620,9 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
     if oracle.compiler.hip.is_lean:
         ui.say("HIP headers: the shim without the host's <cmath> and <cstdlib> (the original builds the same code "
                "without them)")
+    if oracle.compiler.pch:
+        ui.say("HIP headers: <hip/hip_runtime.h> read from a precompiled header where it leads a candidate (the "
+               "original builds the same code with it)")
     for why in oracle.guards_off:
         ui.say(f"note: {why}")
     state["guards"] = {"ub": config.ub_guard, "init": oracle.guards["init"], "loop": bool(oracle.loop_targets),

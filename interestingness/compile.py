@@ -53,8 +53,6 @@ _ENV_NAMES = {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "COMPILER_PATH", 
 UNINITIALIZED = re.compile(r"warning: .*\[-W[\w-]*uninitialized[\w-]*\]")
 INFRA_STDERR = re.compile(r"unable to execute command: Killed|out of memory|Cannot allocate memory"
                            r"|std::bad_alloc|No space left on device|Disk quota exceeded")
-# clang cannot use the prefix PCH (gone, or its header changed since): the candidate is not at fault
-PCH_STDERR = re.compile(r"PCH file|precompiled header|precompiled file")
 
 
 def compiler_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -215,7 +213,8 @@ class Compiler:
             if res.timed_out:
                 return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
                                 message=f"timeout after {self.timeout:g}s", artifacts=kept)
-            if pch and res.returncode != 0 and PCH_STDERR.search(res.stderr):
+            # clang names our PCH when it cannot use it (gone, or its header changed since): not the candidate's fault
+            if pch and res.returncode != 0 and pch[-1] in res.stderr:
                 prefix_pch.forget(pch[-1])
                 return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=_first_lines(res.stderr))
             if res.killed_by_signal or INFRA_STDERR.search(res.stderr):

@@ -150,6 +150,12 @@ class Engine:
         self.coarse = list(coarse)
         self.coarse_shrink = coarse_shrink
         self._coarse_mark = 0  # the part's size when the last coarse pass last ended
+        # A pass's next run over a level starts at chunks twice the largest its last run there
+        # took (single items if it took nothing): late in a run most passes take single items or
+        # nothing, and the chunks of 2, 4, 8, ... items ddmin tries first fail one test each. A
+        # pass's first run starts at all its items. Keyed (part, pass, level); set from verdicts
+        # alone, so a replay makes the same searches.
+        self._chunk_start: dict[tuple[int, str, int], int] = {}
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -301,8 +307,11 @@ class Engine:
 
     def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
-        enumerated afresh and the search goes on at the same position."""
-        size = min(len(items), p.max_chunk or len(items))
+        enumerated afresh and the search goes on at the same position; the first size is capped
+        by the pass's last run at this level (`_chunk_start`)."""
+        key = (self._part, p.name, level)
+        size = min(len(items), p.max_chunk or len(items), self._chunk_start.get(key, len(items)))
+        largest = 0
         while size >= 1 and items:
             pos = 0
             while pos < len(items):
@@ -321,10 +330,12 @@ class Engine:
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
                 self._accept(self._apply(level, self.best.text, items[start:start + size]), stats)
+                largest = max(largest, size)
                 pos += index * size
                 self._revisit(p, stats)
                 items = self._items(p, level, clock) or []
             size //= 2
+        self._chunk_start[key] = max(1, 2 * largest)
 
     def _candidates(self, p: Pass, level: int, items: list[Item], pos: int, size: int,
                     stats: PassYield) -> Iterator[bytes | None]:

@@ -373,3 +373,18 @@ def test_coarse_passes_run_again_once_the_fine_passes_have_shrunk_the_file_by_a_
     runs = sweeps_of({"revisit": [watch], "coarse": [first, watch], "coarse_shrink": 0.1}, main, b"".join(lines),
                      tuple(l.strip() for l in lines if b"v5 " not in l))
     assert runs[1] == ["coarse", "watch", "lines", "watch", "idle"]
+
+
+def test_a_pass_starts_its_next_run_at_twice_the_largest_chunk_its_last_run_took():
+    """Run 1 of `lines` (all items first) can only take the `a` lines one at a time; run 2, over
+    the `k` lines that must stay, starts at chunks of 2 instead of all of them."""
+    keep = tuple(f"k{i};".encode() for i in range(8))
+    text = b"".join(b"a%d;\n%s\n" % (i, k) for i, k in enumerate(keep))
+    oracle = Contains(keep)
+    with Evaluator(oracle) as ev:
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["lines"]))
+        out = engine.reduce(text)
+    assert out == b"".join(k + b"\n" for k in keep)
+    assert len(text.splitlines()) - min(len(c.splitlines()) for c in oracle.calls) >= 8  # run 1: big chunks
+    final = [c for c in oracle.calls if b"a" not in c]
+    assert final and all(len(out.splitlines()) - len(c.splitlines()) <= 2 for c in final)

@@ -8,8 +8,9 @@ from ..source import Source
 class Pass:
     """Proposes reductions of one kind as a list of items in source order.
 
-    The engine tries chunks of consecutive items, biggest first (ddmin), and re-enumerates after
-    each accepted change. Hierarchical passes (HDD) use levels: level k holds the items at
+    The engine tries chunks of consecutive items, biggest first (ddmin; from the pass's second
+    run on, from twice the largest chunk its last run took), and re-enumerates after each
+    accepted change. Hierarchical passes (HDD) use levels: level k holds the items at
     depth k, so outer structure is reduced before what is inside it.
 
     A pass has a `name` (what schedules, `--passes` and `--skip-passes` call it) and a one-line

@@ -168,6 +168,7 @@ class Engine:
         sweep changes no part, then the last passes over each part. Returns the joined result."""
         self.parts, self._languages, self._join = list(parts), list(languages), join
         self._earlier.clear()
+        self._chunk_start.clear()
         self._start = list(parts)
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts))

@@ -388,3 +388,16 @@ def test_a_pass_starts_its_next_run_at_twice_the_largest_chunk_its_last_run_took
     assert len(text.splitlines()) - min(len(c.splitlines()) for c in oracle.calls) >= 8  # run 1: big chunks
     final = [c for c in oracle.calls if b"a" not in c]
     assert final and all(len(out.splitlines()) - len(c.splitlines()) <= 2 for c in final)
+
+
+def test_a_pass_that_took_nothing_starts_its_next_run_at_single_items():
+    """Sweep 1: `lines` takes nothing (each line holds a needle), `tokens` takes the `x`s. Sweep 2's
+    `lines` run, over the same eight lines, tries them one at a time, not in chunks of 4 and 2."""
+    keep = tuple(f"k{i}".encode() for i in range(8))
+    oracle = Contains(keep)
+    with Evaluator(oracle) as ev:
+        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["lines", "tokens"]))
+        out = engine.reduce(b"".join(k + b" x;\n" for k in keep))
+    assert b"x" not in out and len(out.splitlines()) == 8
+    assert any(len(c.splitlines()) <= 6 for c in oracle.calls if b"x" in c)  # sweep 1: chunks
+    assert all(len(c.splitlines()) >= 7 for c in oracle.calls if b"x" not in c)

@@ -52,10 +52,14 @@ def test_candidates_led_by_the_include_read_the_pch_and_get_the_verdicts_of_a_bu
         # without its include the candidate does not build, PCH or not: the PCH supplies nothing
         "the include deleted": (KERNEL.replace("#include <hip/hip_runtime.h>", ""), False, False),
         "a macro first": ("#define SCALE 3.0f\n" + KERNEL.replace("2.0f", "SCALE"), False, True),
+        # the candidate's own error, which names no PCH file of ours: a verdict, not the machinery's failure
+        "an #error about a PCH": (KERNEL + '#error "PCH file: cannot use the precompiled header"\n', True, False),
     }
     for what, (text, uses_pch, interesting) in candidates.items():
         content = text.encode()
-        assert o.test(content).interesting is plain.test(content).interesting is interesting, what
+        verdict = o.test(content)
+        assert verdict.interesting is plain.test(content).interesting is interesting, what
+        assert not verdict.infra_failure, what
         assert ("-include-pch" in o.compiler.compile(LTO, content).command) is uses_pch, what
         assert "-include-pch" not in plain.compiler.compile(LTO, content).command
 

@@ -2,7 +2,8 @@
 """Issue 16: a real-library-style case reduced by three reducers side by side for a fixed wall
 time, with bytes over time on one plot.
 
-Variants, all started at the same moment, each with its own empty verdict cache, at equal -j:
+Variants, all started at the same moment (or, with --one-at-a-time, one after another, each
+alone on the machine for the same time), each with its own empty verdict cache, at equal -j:
 
 - "ours": the current tree (the one this script is in), the default schedule;
 - "baseline": our current version without the new mechanism. It is either
@@ -25,6 +26,11 @@ and whether `reduce check` calls the result interesting.
 
     .venv/bin/python benchmarks/realstyle_vs_cvise.py                   # corpora/mfconv_pos, 60 min, -j 2
     .venv/bin/python benchmarks/realstyle_vs_cvise.py --minutes 5 --plot /tmp/trial.png
+    .venv/bin/python benchmarks/realstyle_vs_cvise.py --one-at-a-time --minutes 30   # each gets both cores
+
+Three reducers at -j 2 at once on a 2-core machine get about a third of it each: the side-by-side
+plot compares them under equal load, and --one-at-a-time shows what each does with the machine
+to itself, as a user at -j 2 would run it.
 """
 from __future__ import annotations
 
@@ -215,6 +221,8 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(VARIANTS))
     ap.add_argument("--plot", type=Path, default=ROOT / "benchmarks/realstyle_vs_cvise.png")
     ap.add_argument("--keep", type=Path, help="copy the three results and logs here")
+    ap.add_argument("--one-at-a-time", action="store_true",
+                    help="run the variants in turn, each alone on the machine for --minutes, instead of all at once")
     ap.add_argument("--grace", type=float, default=300.0, help="seconds a SIGTERMed reducer gets for its report")
     ap.add_argument("--table-names", default=",".join(TABLE_NAMES),
                     help="identifiers whose presence means the config table is left")
@@ -256,26 +264,28 @@ def main() -> None:
                 reducers["baseline"] = Reducer("baseline", baseline_tree, repro, flags, [], args.jobs, work)
                 labels["baseline"] = f"ours without the mechanism ({_rev(baseline_tree)})"
         print(f"case {case.name}: flattened {start_bytes} bytes, {start_tokens} tokens; targets: {len(targets)} "
-              f"kernel(s); {args.minutes:g} min at -j {args.jobs}; load average {_load()}", flush=True)
+              f"kernel(s); {args.minutes:g} min at -j {args.jobs}"
+              f"{', one at a time' if args.one_at_a_time else ''}; load average {_load()}", flush=True)
         for v in variants:
             print(f"  {v}: {labels[v]}", flush=True)
 
         files = {v: (reducers[v].out if v in reducers else work / "cvise" / src.name) for v in variants}
         samples: dict[str, list[tuple[float, int]]] = {v: [(0.0, start_bytes)] for v in variants}
         loads = [_load()]
-        t0 = time.monotonic()
+        began: dict[str, float] = {}  # variant: when it started (samples are seconds since then)
+        ends: dict[str, float] = {}  # variant: seconds it ran
         done = threading.Event()
 
         def sampler() -> None:
             while not done.wait(args.sample):
-                now = time.monotonic() - t0
-                for v in variants:
+                now = time.monotonic()
+                for v in [v for v in began if v not in ends]:
                     try:
                         size = files[v].stat().st_size
                     except OSError:
                         continue
                     if size and size != samples[v][-1][1]:
-                        samples[v].append((now, size))
+                        samples[v].append((now - began[v], size))
                 loads.append(_load())
 
         cvise_row: dict = {}
@@ -283,20 +293,31 @@ def main() -> None:
         def cvise() -> None:
             cvise_row.update(run_cvise(src, flags, " ".join(targets), args.jobs, lambda: limit, work))
 
-        threads = [threading.Thread(target=sampler, daemon=True)]
-        if "cvise" in variants:
-            threads.append(threading.Thread(target=cvise))
-        try:
-            for r in reducers.values():
+        def run_group(group: list[str]) -> None:
+            """Start `group` together, stop whatever still runs after `limit` s."""
+            t0 = time.monotonic()
+            began.update(dict.fromkeys(group, t0))
+            ours = [reducers[v] for v in group if v in reducers]
+            cv = threading.Thread(target=cvise) if "cvise" in group else None
+            for r in ours:
                 r.launch()
-            for t in threads:
-                t.start()
-            while time.monotonic() - t0 < limit and (any(r.poll() for r in reducers.values())
-                                                      or ("cvise" in variants and not cvise_row)):
+            if cv is not None:
+                cv.start()
+            while time.monotonic() - t0 < limit and (any(r.poll() for r in ours) or (cv is not None and not cvise_row)):
                 time.sleep(1.0)
-            stop_all(list(reducers.values()), args.grace)
-            if len(threads) > 1:
-                threads[1].join()
+            stop_all(ours, args.grace)
+            if cv is not None:
+                cv.join()
+            for v in group:  # the final size, at the variant's own end
+                ends[v] = min(time.monotonic() - t0, limit)
+                if files[v].exists() and files[v].stat().st_size != samples[v][-1][1]:
+                    samples[v].append((ends[v], files[v].stat().st_size))
+
+        groups = [[v] for v in variants] if args.one_at_a_time else [list(variants)]
+        try:
+            threading.Thread(target=sampler, daemon=True).start()
+            for group in groups:
+                run_group(group)
         finally:
             done.set()
             for r in reducers.values():
@@ -304,15 +325,12 @@ def main() -> None:
                     os.killpg(r.proc.pid, signal.SIGKILL)
             if baseline_tree is not None:
                 remove_worktree(baseline_tree)
-        end = time.monotonic() - t0
-        for v in variants:  # the final sizes, at each variant's own end
-            if files[v].exists() and files[v].stat().st_size != samples[v][-1][1]:
-                samples[v].append((min(end, limit), files[v].stat().st_size))
+        end = max(ends.values())
 
         rows: dict[str, dict] = {}
         for v in variants:
             if v == "cvise":
-                row = {"tests": cvise_row.get("calls"), "wall": cvise_row.get("wall", end),
+                row = {"tests": cvise_row.get("calls"), "wall": cvise_row.get("wall", ends["cvise"]),
                        "finished": cvise_row.get("finished", False), "path": cvise_row.get("result")}
             else:
                 row = reducers[v].result()
@@ -329,7 +347,8 @@ def main() -> None:
                 if v in reducers and reducers[v].log.exists():
                     shutil.copy(reducers[v].log, args.keep / f"{v}.log")
 
-        title = (f"{case.name}: {start_bytes} B flattened, -j {args.jobs} each, {args.minutes:g} min side by side; "
+        how = "one at a time" if args.one_at_a_time else "side by side"
+        title = (f"{case.name}: {start_bytes} B flattened, -j {args.jobs} each, {args.minutes:g} min {how}; "
                  f"load {min(loads):.1f}-{max(loads):.1f}")
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         plot(samples, labels, title, args.plot)

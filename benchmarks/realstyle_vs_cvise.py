@@ -297,15 +297,15 @@ def main() -> None:
             """Start `group` together, stop whatever still runs after `limit` s."""
             t0 = time.monotonic()
             began.update(dict.fromkeys(group, t0))
-            ours = [reducers[v] for v in group if v in reducers]
+            runs = [reducers[v] for v in group if v in reducers]  # ours and the baseline
             cv = threading.Thread(target=cvise) if "cvise" in group else None
-            for r in ours:
+            for r in runs:
                 r.launch()
             if cv is not None:
                 cv.start()
-            while time.monotonic() - t0 < limit and (any(r.poll() for r in ours) or (cv is not None and not cvise_row)):
+            while time.monotonic() - t0 < limit and (any(r.poll() for r in runs) or (cv is not None and not cvise_row)):
                 time.sleep(1.0)
-            stop_all(ours, args.grace)
+            stop_all(runs, args.grace)
             if cv is not None:
                 cv.join()
             for v in group:  # the final size, at the variant's own end

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .aliases import Aliases
 from .balanced import balanced_passes
-from .branches import Branches
 from .base import Pass
+from .branches import Branches
 from .conditionals import Conditionals
 from .constants import Constants
 from .expr_constant import ExprConstant
@@ -21,10 +21,11 @@ from .lists import Initializers, ListElements
 from .macros import Macros
 from .params import Params
 from .rename import Rename
-from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
+from .text import Blank, Comments, Lines, Tokens
 from .tree_delete import TreeDelete
 from .unused import Unused
+
 
 def _registry(*all_passes: Pass) -> dict[str, Pass]:
     names = [p.name for p in all_passes]

@@ -18,7 +18,7 @@ from tree_sitter import Node
 
 from ..source import Source
 from ..values import Answers, Query, Value
-from .syntax import elements
+from .cxx import elements
 
 _INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uUlL]*$")
 _DEPTH = 24  # member functions calling each other; deeper is surely not a config
@@ -41,6 +41,15 @@ def literal(value) -> bytes | None:
     if isinstance(value, int):
         return str(value).encode() if value >= 0 else f"({value})".encode()
     return None
+
+
+def typed_literal(type_: bytes, value: int | bool) -> bytes | None:
+    """`value` written with the integer type `type_` (`8u` for unsigned), so the arithmetic
+    around it does not change; None for a negative unsigned."""
+    text = literal(bool(value) if type_ == b"bool" else value)
+    if b"unsigned" in type_ or type_.startswith(b"uint"):
+        return text + b"u" if value >= 0 else None
+    return text
 
 
 @functools.lru_cache(maxsize=4096)

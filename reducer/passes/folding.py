@@ -17,7 +17,7 @@ from ..lexer import tokenize
 from ..source import Source
 from ..values import Answers, Query, Value, confirmation
 from .consteval import TreeValues
-from .syntax import simple_name
+from .cxx import simple_name
 
 __all__ = ["Query", "Value", "ask", "confirmation", "closed", "scope_of", "lookups", "enclosing_names"]
 

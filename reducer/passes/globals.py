@@ -18,13 +18,10 @@ from tree_sitter import Node
 
 from ..edits import Edit, Item, apply, line_span
 from ..source import Source, walk
-from .aliases import declaration_counts, scoped_ok
 from .base import Pass
 from .consteval import ConstEval
-from .constants import int_type
-from .inline import written_at
-from .instantiate import inside_template, local_names
-from .syntax import simple_name
+from .cxx import inside_template, int_type, simple_name
+from .names import declaration_counts, local_names, scoped_ok, written_at
 
 _FILE_SCOPE_ONLY = frozenset({b"static", b"__device__", b"__constant__", b"inline", b"extern"})
 _NOTHING_LOST = frozenset({b"const", b"constexpr", b"__constant__", b"__shared__"})  # read-only, or per block anyway

@@ -24,9 +24,10 @@ from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
 from .consteval import expression
+from .cxx import elements, entity_name, inside_template, simple_name, spaced
 from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .literals import typed
-from .syntax import elements, simple_name, spaced
+from .names import local_names, looked_up, names_local
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
                        "alias_declaration"})
@@ -44,22 +45,6 @@ _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression",
 def _entity(decl: Node) -> Node | None:
     entity = decl.named_children[-1] if decl.named_children else None
     return entity if entity is not None and entity.type in _ENTITIES else None
-
-
-def entity_name(entity: Node) -> bytes | None:
-    if entity.type == "function_definition":
-        return simple_name(entity.child_by_field_name("declarator"))
-    name = entity.child_by_field_name("name")
-    return name.text if name is not None and name.type == "type_identifier" else None
-
-
-def inside_template(node: Node) -> bool:
-    node = node.parent
-    while node is not None:
-        if node.type == "template_declaration":
-            return True
-        node = node.parent
-    return False
 
 
 def _replace_names(text: bytes, replacements: dict[bytes, bytes]) -> bytes:
@@ -359,13 +344,6 @@ def _declarations_read(scope: Node, outer: bool) -> Node | None:
     return scope if outer and scope.type == "translation_unit" else None
 
 
-def _looked_up(text: bytes) -> set[bytes]:
-    """The names `text` looks up where it stands (`Shape::Acc` looks up `Shape` only)."""
-    toks = tokenize(text)
-    return {text[t.start:t.end] for i, t in enumerate(toks)
-            if t.kind == "ident" and (i == 0 or text[toks[i - 1].start:toks[i - 1].end] != b"::")}
-
-
 _DECLARING = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
                         "alias_declaration", "type_definition", "init_declarator", "function_declarator",
                         "declaration", "namespace_definition"})
@@ -385,30 +363,7 @@ def first_declarations(src: Source) -> dict[bytes, int]:
 def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
     """Whether every name the arguments look up is declared before `pos`: the plain entity is
     where the template was, and `zero_acc<Shape::Acc>` must not use a later `Shape`."""
-    return all(first.get(name, -1) < pos for name in _looked_up(args))  # undeclared: a system header's
-
-
-def names_local(text: bytes, local: set[bytes]) -> bool:
-    """Whether `text` looks up a name of `local`. A qualifier (`conv::configs[53]`) is left out:
-    the lookup of a name before `::` skips variables, and a local variable named like a namespace
-    is common in real code; a local type of that name costs one failed test at most."""
-    toks = tokenize(text)
-    return bool({n for n in _looked_up(text) if not any(
-        text[t.start:t.end] == n and i + 1 < len(toks) and text[toks[i + 1].start:toks[i + 1].end] == b"::"
-        for i, t in enumerate(toks))} & local)
-
-
-def local_names(src: Source) -> set[bytes]:
-    """Names declared in a function or class body: an argument naming one (`zero_acc<Acc>()` with
-    a local `using Acc`) means nothing where the template is defined."""
-    names = set()
-    for node in src.nodes():
-        if node.type in ("alias_declaration", "type_definition", "declaration", "field_declaration") \
-                and node.parent is not None and node.parent.type in ("compound_statement", "field_declaration_list"):
-            name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
-            if name is not None:
-                names.add(simple_name(name) or name.text)
-    return names
+    return all(first.get(name, -1) < pos for name in looked_up(args))  # undeclared: a system header's
 
 
 def _explicit_instantiation(node: Node) -> Node | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..edits import Item, deletion, line_span
 from ..source import Source
 from .base import Pass
-from .syntax import deletable
+from .cxx import deletable
 
 
 class TreeDelete(Pass):

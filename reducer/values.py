@@ -34,8 +34,9 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 # The probe's format and how its diagnostics are read: part of a stored answer's key.
 VALUES_VERSION = "probe/2"
@@ -70,8 +71,8 @@ class Value(NamedTuple):
 Answers = dict[Query, Value]
 
 _INT = re.compile(r"^(-?)(\d+)(U|L|UL|LL|ULL)?$")
-_SMALL_INT = re.compile(r"^\((?:signed char|unsigned char|char|short|unsigned short|wchar_t|char8_t|char16_t|char32_t)\)"
-                        r"(-?\d+|'(?:[^'\\]|\\.[0-9a-fA-F]*)')$")
+_SMALL_INT = re.compile(r"^\((?:signed char|unsigned char|char|short|unsigned short|wchar_t|char8_t|char16_t|"
+                        r"char32_t)\)(-?\d+|'(?:[^'\\]|\\.[0-9a-fA-F]*)')$")
 _CHAR = re.compile(r"^'([^'\\]|\\[ntrvfab0\\'\"?]|\\x[0-9a-fA-F]{1,2}|\\[0-7]{1,3})'$")
 _ESCAPES = {"n": 10, "t": 9, "r": 13, "v": 11, "f": 12, "a": 7, "b": 8, "0": 0, "\\": 92, "'": 39, '"': 34, "?": 63}
 _QUALIFIED = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$")
@@ -95,12 +96,12 @@ def parse_value(printed: str) -> Value | None:
         return Value(b"(" + text + b")" if number < 0 else text, number)
     if m := _SMALL_INT.match(printed):
         inner = m.group(1)
-        number = int(inner) if not inner.startswith("'") else _char_value(inner)
-        if number is None:
+        small = int(inner) if not inner.startswith("'") else _char_value(inner)
+        if small is None:
             return None
-        return Value(f"({printed})".encode(), number)  # a cast: `(short)3[i]` would mean something else
-    if (number := _char_value(printed)) is not None:
-        return Value(printed.encode(), number)
+        return Value(f"({printed})".encode(), small)  # a cast: `(short)3[i]` would mean something else
+    if (char := _char_value(printed)) is not None:
+        return Value(printed.encode(), char)
     if _QUALIFIED.match(printed):
         return Value(printed.encode()) if "(anonymous" not in printed else None
     if _CAST.match(printed):

@@ -36,14 +36,16 @@ def _registry(*all_passes: Pass) -> dict[str, Pass]:
 REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
-    Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
+    Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     *balanced_passes(),
 )
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local",
+    "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters", "expr-constant",

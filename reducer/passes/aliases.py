@@ -40,7 +40,8 @@ class Aliases(Pass):
             if not found or not scoped_ok(node, value, local):
                 continue
             keep_typename = b"::" in value and not value.startswith(b"typename ")
-            edits = [spaced(src.text, s, e, (b"typename " if keep_typename and src.text[s:s + 8] == b"typename" else b"")
-                            + value) for s, e in found]
+            edits = [spaced(src.text, s, e,
+                            (b"typename " if keep_typename and src.text[s:s + 8] == b"typename" else b"") + value)
+                     for s, e in found]
             items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits))
         return items

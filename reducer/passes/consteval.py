@@ -184,7 +184,8 @@ class ConstEval:
         if t == "qualified_identifier":
             return self.enumerators.get(b"".join(node.text.split()))
         if t == "unary_expression":
-            return _unary(node.child_by_field_name("operator").type, self.eval(node.child_by_field_name("argument"), env, depth + 1))
+            return _unary(node.child_by_field_name("operator").type,
+                          self.eval(node.child_by_field_name("argument"), env, depth + 1))
         if t == "binary_expression":
             op = node.child_by_field_name("operator").type
             left = self.eval(node.child_by_field_name("left"), env, depth + 1)
@@ -221,7 +222,8 @@ class ConstEval:
         if elements(args):
             return None
         if fn.type == "field_expression":
-            obj, name = self.eval(fn.child_by_field_name("argument"), env, depth + 1), fn.child_by_field_name("field").text
+            obj = self.eval(fn.child_by_field_name("argument"), env, depth + 1)
+            name = fn.child_by_field_name("field").text
         elif fn.type == "identifier" and isinstance(env.get(b"this"), Struct):
             obj, name = env[b"this"], fn.text
         else:
@@ -271,7 +273,7 @@ class TreeValues:
         self.ev = ConstEval(src)
 
     @classmethod
-    def of(cls, src: Source) -> "TreeValues":
+    def of(cls, src: Source) -> TreeValues:
         return _tree_values(src)
 
     def __call__(self, queries: list[Query]) -> Answers:

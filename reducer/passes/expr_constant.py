@@ -76,7 +76,8 @@ class _Found(NamedTuple):
 def _found(src: Source) -> _Found:
     """The items of every level, computed once per file version: the values they need are asked
     in one question."""
-    nodes, by_depth = {}, []
+    nodes: dict[int, Query] = {}
+    by_depth: list[list[Node]] = []
     stack: list[tuple[Node, int]] = [(src.root, 0)]
     while stack:
         node, depth = stack.pop()

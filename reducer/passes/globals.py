@@ -61,7 +61,8 @@ class GlobalToLocal(Pass):
     def enumerate(self, src: Source) -> list[Item]:
         if src.root is None:
             return []
-        counts, where, functions, items = declaration_counts(src.root), None, None, []
+        counts, where, functions = declaration_counts(src.root), None, None
+        items: list[Item] = []
         for node in src.root.named_children if src.root.type == "translation_unit" else ():
             found = _declarator(node) if node.type == "declaration" else None
             if found is None:

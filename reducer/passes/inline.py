@@ -185,7 +185,8 @@ def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:
             continue
         if name in arg_idents:
             return None  # `int a = b; int b = a;`: the second would read the new local
-        decl = p.text if p.type == "parameter_declaration" else src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
+        decl = p.text if p.type == "parameter_declaration" else \
+            src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
         out.append(decl + b" = " + value + b";")
     return b" ".join(out)
 

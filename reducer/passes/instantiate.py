@@ -220,7 +220,8 @@ def _bind(params: list[Node], args: list[bytes]) -> _Params | None:
                 declared = None
             bound.texts[name.text], bound.declared[name.text] = text, declared
         elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-            name = p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
+            name = p.child_by_field_name("name") \
+                or next((c for c in p.named_children if c.type == "type_identifier"), None)
             default = p.child_by_field_name("default_type")
             text = args[i] if i < len(args) else bound.substitute(default.text) if default is not None else None
             if text is None:
@@ -322,7 +323,8 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
         for n in body.named_children if body is not None else ():
             if n.start_byte >= site.start_byte:
                 break
-            if n.type == "alias_declaration" and n.child_by_field_name("type").child_by_field_name("declarator") is None:
+            if n.type == "alias_declaration" \
+                    and n.child_by_field_name("type").child_by_field_name("declarator") is None:
                 found.setdefault(n.child_by_field_name("name").text, n.child_by_field_name("type").text)
             elif local and n.type in ("declaration", "field_declaration") \
                     and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in n.children):
@@ -331,7 +333,8 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
                         if d.type == "init_declarator" else (d, n.child_by_field_name("default_value"))
                     if name is not None and name.type in ("identifier", "field_identifier") and value is not None \
                             and value.type not in ("initializer_list", "argument_list"):
-                        found.setdefault(name.text, value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
+                        found.setdefault(name.text,
+                                         value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
         scope = scope.parent
     return found
 
@@ -367,7 +370,8 @@ def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
 
 
 def _explicit_instantiation(node: Node) -> Node | None:
-    while node is not None and node.type not in ("template_instantiation", "compound_statement", "template_declaration"):
+    while node is not None \
+            and node.type not in ("template_instantiation", "compound_statement", "template_declaration"):
         node = node.parent
     return node if node is not None and node.type == "template_instantiation" else None
 

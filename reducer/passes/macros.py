@@ -90,7 +90,8 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
         if t.start < last_end:  # inside another use's arguments
             return None
         if params is None:
-            args, close = [], i
+            args: list[bytes] = []
+            close = i
         else:
             call = _call(text, tokens, i)
             if call is None:

@@ -39,8 +39,9 @@ def uses(src: Source, name: bytes, decl: Node, counts: Counter) -> list[tuple[in
     local, in the whole file for a name declared once there; None when unsure."""
     scope = decl.parent
     if scope is not None and scope.type == "field_declaration_list" and counts[name] > 1:
-        if any(src.text[t.start:t.end] == name and i and src.text[src.tokens[i - 1].start:src.tokens[i - 1].end] == b"::"
-               for i, t in enumerate(src.tokens)):
+        toks = src.tokens
+        if any(src.text[t.start:t.end] == name and i and src.text[toks[i - 1].start:toks[i - 1].end] == b"::"
+               for i, t in enumerate(toks)):
             return None  # `X::name` may be this member
     elif scope is None or scope.type != "compound_statement":
         return _ranges(src, name, decl, len(src.text), False) if counts[name] == 1 else None

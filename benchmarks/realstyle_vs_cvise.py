@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from interestingness.check import run_check  # noqa: E402
 from reducer.flatten import flatten, include_dirs  # noqa: E402
 from reducer.lexer import count_tokens, tokenize  # noqa: E402
-from reducer.passes.instantiate import inside_template  # noqa: E402
+from reducer.passes.cxx import inside_template  # noqa: E402
 from reducer.source import Source  # noqa: E402
 from spill_vs_cvise import run_cvise  # noqa: E402
 

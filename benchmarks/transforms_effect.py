@@ -31,7 +31,7 @@ from interestingness.check import run_check
 from reducer import passes
 from reducer.flatten import flatten, include_dirs
 from reducer.lexer import count_tokens
-from reducer.passes.instantiate import inside_template
+from reducer.passes.cxx import inside_template
 from reducer.source import Source
 from spill_vs_cvise import run_cvise
 

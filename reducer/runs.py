@@ -235,7 +235,7 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
             raise RunError("the oracle changed since this run started (toolchain, script, headers, flags or "
                            "environment); its verdicts no longer apply: start a new run", EXIT_TEST)
         cache = _cache(config, oracle)
-        values = _values(config, oracle, cache)
+        values = _values(config, oracle, cache, wd)
         # a claim is stale once its owner could have finished both compiles of a test
         with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget,
                        stale_after=2 * config.timeout + 60, allow_empty=config.allow_empty,
@@ -630,13 +630,18 @@ def _oracle(config: RunConfig, original: bytes, state: dict, tmp_root: Path, ui:
     return oracle
 
 
-def _values(config: RunConfig, oracle, cache: VerdictCache | None) -> ClangValues | None:
+def _values(config: RunConfig, oracle, cache: VerdictCache | None, wd: WorkDir) -> ClangValues | None:
     """The compiler's answers to the folding passes' questions: the built-in oracle's own device
     front end, flags and HIP headers included; its answers kept in the verdict cache, whose key
-    covers the oracle's identity. A script gives no compiler to ask: the tree evaluator folds."""
+    covers the oracle's identity, and every answer of this run in its work directory, for the
+    replay of a resumed run. A script gives no compiler to ask: the tree evaluator folds."""
     if not config.builtin:
         return None
-    return ClangValues(oracle.compiler.diagnostics, cache)
+    try:
+        journal = wd.values_journal()
+    except (OSError, WorkDirError) as e:
+        raise RunError(f"cannot use the answers journal of {wd.path}: {e}", EXIT_INPUT) from None
+    return ClangValues(oracle.compiler.diagnostics, cache, journal=journal)
 
 
 def _metrics(config: RunConfig, oracle: SpillOracle, original: bytes, result: bytes, state: dict) -> dict[str, Any]:

@@ -11,13 +11,16 @@ import functools
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter
 import tree_sitter_cpp
 import tree_sitter_cuda
 
 from .lexer import Token, tokenize
+
+if TYPE_CHECKING:
+    from .values import Bound
 
 _GRAMMARS = {"cuda": tree_sitter_cuda.language, "cpp": tree_sitter_cpp.language}
 _HIP_SUFFIXES = {".hip", ".cu", ".cuh"}
@@ -51,10 +54,11 @@ def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
 
 class Source:
     """`values`, when the run has a compiler to ask, answers questions about constant values in
-    this text (reducer/values.py: `values(queries) -> {query: value}`); passes that fold use it,
-    and fall back to the tree evaluator without it."""
+    this text (reducer/values.py: `values(queries) -> {query: value}`, and which `#if` branches
+    the compile takes: `values.marks(part)`); passes that fold use it, and fall back to the tree
+    evaluator without it."""
 
-    def __init__(self, text: bytes, language: str, values: Callable | None = None):
+    def __init__(self, text: bytes, language: str, values: Bound | None = None):
         self.text = text
         self.language = language
         self.values = values

@@ -26,15 +26,17 @@ branches the preprocessor kept.
 This module starts no process: the front end is injected (runs.py builds it from the spill
 oracle's compiler, with exactly the oracle's flags), and the passes see the service only as the
 `values` of a Source. Answers are remembered by candidate text for the run and, when a
-persistent store is given (the verdict cache), across sessions, keyed by the probed text.
+persistent store is given (the verdict cache), across sessions, keyed by the probed text; the
+run's journal keeps every answer the run got, so a resumed run's replay gets the same ones.
 """
 from __future__ import annotations
 
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 # The probe's format and how its diagnostics are read: part of a stored answer's key.
 VALUES_VERSION = "probe/2"
@@ -69,8 +71,8 @@ class Value(NamedTuple):
 Answers = dict[Query, Value]
 
 _INT = re.compile(r"^(-?)(\d+)(U|L|UL|LL|ULL)?$")
-_SMALL_INT = re.compile(r"^\((?:signed char|unsigned char|char|short|unsigned short|wchar_t|char8_t|char16_t|char32_t)\)"
-                        r"(-?\d+|'(?:[^'\\]|\\.[0-9a-fA-F]*)')$")
+_SMALL_INT = re.compile(r"^\((?:signed char|unsigned char|char|short|unsigned short|wchar_t|char8_t|char16_t|"
+                        r"char32_t)\)(-?\d+|'(?:[^'\\]|\\.[0-9a-fA-F]*)')$")
 _CHAR = re.compile(r"^'([^'\\]|\\[ntrvfab0\\'\"?]|\\x[0-9a-fA-F]{1,2}|\\[0-7]{1,3})'$")
 _ESCAPES = {"n": 10, "t": 9, "r": 13, "v": 11, "f": 12, "a": 7, "b": 8, "0": 0, "\\": 92, "'": 39, '"': 34, "?": 63}
 _QUALIFIED = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$")
@@ -94,12 +96,12 @@ def parse_value(printed: str) -> Value | None:
         return Value(b"(" + text + b")" if number < 0 else text, number)
     if m := _SMALL_INT.match(printed):
         inner = m.group(1)
-        number = int(inner) if not inner.startswith("'") else _char_value(inner)
-        if number is None:
+        small = int(inner) if not inner.startswith("'") else _char_value(inner)
+        if small is None:
             return None
-        return Value(f"({printed})".encode(), number)  # a cast: `(short)3[i]` would mean something else
-    if (number := _char_value(printed)) is not None:
-        return Value(printed.encode(), number)
+        return Value(f"({printed})".encode(), small)  # a cast: `(short)3[i]` would mean something else
+    if (char := _char_value(printed)) is not None:
+        return Value(printed.encode(), char)
     if _QUALIFIED.match(printed):
         return Value(printed.encode()) if "(anonymous" not in printed else None
     if _CAST.match(printed):
@@ -174,6 +176,7 @@ class ValueStats:
     runs: int = 0             # front-end runs
     seconds: float = 0.0      # their wall time
     stored: int = 0           # probes answered by the persistent store instead of a run
+    replayed: int = 0         # probes answered by the run's journal (asked in this run before)
     failures: int = 0         # runs that failed for reasons outside the file (killed, timed out)
     queries: int = 0          # distinct questions asked of clang
     answered: int = 0         # of which clang gave a value
@@ -183,13 +186,26 @@ class ValueStats:
 class ClangValues:
     """The service. `front_end(candidate)` is the stderr of a syntax-only device front-end run
     of a candidate (every error shown), or None when the run failed for reasons outside the
-    file. `store` (optional) has `get_record(content) -> dict | None` and
-    `put_record(content, dict)`, keyed by everything that decides a front-end run besides the
-    content (the verdict cache does that)."""
+    file. `store` (optional, shared by runs) and `journal` (optional, the run's own) have
+    `get_record(content) -> dict | None` and `put_record(content, dict)`; the store is keyed by
+    everything that decides a front-end run besides the content (the verdict cache does that),
+    the journal belongs to one run of one oracle (workdir.ValuesJournal).
 
-    def __init__(self, front_end: Callable[[bytes], str | None], store=None, memory: int = 6):
+    What a failed question answers: a front-end run that fails for the content (the file does
+    not compile, an expression is not constant) is an answer like any other, the values clang
+    printed, if any; clang is deterministic, so it goes to the store and the journal. A run
+    that fails for reasons outside the content (a signal, a timeout, out of memory: None) is
+    tried once more, and if that fails too the answer is that nothing is known: it goes to the
+    journal, so that this session asking again and a resumed session replaying get the same
+    answer and enumerate the same items, and never to the store, where every later run would
+    take a passing accident for a fact about the text. The journal keeps every answer, not
+    only failures: a replay must also get what an earlier session was told when the store has
+    since dropped it and the front end now fails."""
+
+    def __init__(self, front_end: Callable[[bytes], str | None], store=None, memory: int = 6, journal=None):
         self.front_end = front_end
         self.store = store
+        self.journal = journal
         self.stats = ValueStats()
         self._memory: OrderedDict[bytes, dict[Query, Value | None]] = OrderedDict()
         self._size = memory
@@ -238,9 +254,21 @@ class ClangValues:
                 .items()}
 
     def _read(self, version: str, candidate: bytes, parse: Callable[[str], dict[str, str]]) -> dict[str, str]:
-        """What `parse` reads from the front end's errors on `candidate`: from the store, or
-        from a run (stored). A killed or timed-out run is retried once, and never remembered."""
+        """What `parse` reads from the front end's errors on `candidate`: from the run's journal,
+        or else from the store or a run, and then journalled (see the class)."""
         key = version.encode() + b"\0" + candidate
+        record = self.journal.get_record(key) if self.journal is not None else None
+        if record is not None:
+            self.stats.replayed += 1
+            return record["printed"]
+        found = self._stored_or_run(key, candidate, parse)
+        if self.journal is not None:
+            self.journal.put_record(key, {"printed": found})
+        return found
+
+    def _stored_or_run(self, key: bytes, candidate: bytes, parse: Callable[[str], dict[str, str]]) -> dict[str, str]:
+        """From the store, or from a run (stored); nothing when the run fails twice for reasons
+        outside the content (not stored)."""
         record = self.store.get_record(key) if self.store is not None else None
         if record is not None:
             self.stats.stored += 1

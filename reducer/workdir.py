@@ -8,15 +8,19 @@ report on it while it runs or after it ended.
   best.EXT       the best file so far
   state.json     schedule position, per-pass yield, counters, size history, how the run ended
   journal.jsonl  one line per oracle verdict (append-only; a torn last line is ignored)
+  values.jsonl   one line per answer of the compiler to the passes' questions (reducer/values.py;
+                 append-only, the same way)
   log.txt        the run's log
   pass-bugs/N/   what reproduces the N-th pass that raised (the run dropped it and went on)
 
 Resuming replays the deterministic engine from start.EXT with the journal answering every test
-it already ran (notes/runs.md says why replay rather than a snapshot of pass state).
-Every file but the journal and the log is replaced atomically.
+it already ran and values.jsonl every question a pass already asked (notes/runs.md says why
+replay rather than a snapshot of pass state).
+Every file but the journals and the log is replaced atomically.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -30,6 +34,7 @@ from interestingness.verdict import Verdict
 from .files import atomic_write
 
 RUN_FILE, STATE_FILE, JOURNAL_FILE, LOG_FILE = "run.json", "state.json", "journal.jsonl", "log.txt"
+VALUES_FILE = "values.jsonl"
 
 
 class WorkDirError(Exception):
@@ -107,6 +112,9 @@ class WorkDir:
     def journal(self) -> "Journal":
         return Journal(self.path / JOURNAL_FILE)
 
+    def values_journal(self) -> "ValuesJournal":
+        return ValuesJournal(self.path / VALUES_FILE)
+
     def log(self, line: str) -> None:
         """Best effort: a log line that cannot be written (disk full) must not stop the run."""
         try:
@@ -140,21 +148,7 @@ class Journal:
         self._fd = append_only(path)
 
     def _load(self) -> None:
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            return
-        with os.fdopen(fd, "rb+") as f:
-            data = f.read()
-            lines = data.split(b"\n")
-            if lines[-1]:  # a kill while appending leaves a torn last line: drop it
-                f.truncate(len(data) - len(lines[-1]))
-        for number, line in enumerate(lines[:-1], 1):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                raise WorkDirError(f"{self.path}: line {number} is not a journal record; the work directory "
-                                   "was changed by something else") from None
+        for record in _records(self.path):
             self.elapsed = max(self.elapsed, record["t"])
             self.tests += 1
             self.tests_by[record.get("by", "")] += 1
@@ -171,3 +165,54 @@ class Journal:
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The records of an append-only JSON-lines file, none when it does not exist. A kill while
+    appending leaves a torn last line: it is dropped, from the file too."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return []
+    with os.fdopen(fd, "rb+") as f:
+        data = f.read()
+        lines = data.split(b"\n")
+        if lines[-1]:
+            f.truncate(len(data) - len(lines[-1]))
+    records = []
+    for number, line in enumerate(lines[:-1], 1):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            raise WorkDirError(f"{path}: line {number} is not a journal record; the work directory "
+                               "was changed by something else") from None
+    return records
+
+
+class ValuesJournal:
+    """Every answer this run got from the compiler to the passes' questions (reducer/values.py),
+    failures included, keyed by a digest of the probed text: a resumed session's replay gets
+    the answers the earlier sessions got, whatever the shared verdict cache holds by then and
+    however the front end fares. The oracle cannot have changed in between (runs.py checks its
+    identity). `get_record`/`put_record` as the verdict cache's."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.known = {record["key"]: record["answer"] for record in _records(path)}
+
+    def get_record(self, content: bytes) -> dict | None:
+        return self.known.get(_digest(content))
+
+    def put_record(self, content: bytes, record: dict) -> None:
+        key = _digest(content)
+        self.known[key] = record
+        fd = append_only(self.path)  # opened per answer: a front-end run costs far more
+        try:
+            os.write(fd, (json.dumps({"key": key, "answer": record}) + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()

@@ -1,6 +1,8 @@
 """The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
 evaluator, runs, cache, work directory or oracle), and the engine reads no files and knows no
-oracle. An `ast` walk over every module of the package, imports resolved to absolute names."""
+oracle. Within reducer/passes, no pass module imports another: what passes share is in helper
+modules (base, cxx, names, folding, consteval, literals), and only the registry imports the
+passes. An `ast` walk over every module of the package, imports resolved to absolute names."""
 import ast
 from pathlib import Path
 
@@ -43,6 +45,22 @@ def violations(module: str, imported: set[str]) -> list[str]:
             for name in sorted(imported) for prefix in forbidden if under(name, prefix)]
 
 
+def pass_modules() -> set[str]:
+    """The modules that define the registered passes; every other module of reducer.passes is
+    a helper (or the registry itself)."""
+    from reducer.passes import REGISTRY
+
+    return {type(p).__module__ for p in REGISTRY.values()}
+
+
+def pass_imports(module: str, imported: set[str], passes: set[str]) -> list[str]:
+    """The pass modules a module of reducer.passes imports, other than itself: the registry
+    (reducer.passes) is the only one allowed to."""
+    if not module.startswith("reducer.passes."):
+        return []
+    return [f"{module} imports the pass module {name}" for name in sorted(imported & passes - {module})]
+
+
 def test_the_checker_sees_relative_and_absolute_imports():
     assert violations("reducer.passes.x", imports("from ..evaluate import Evaluator\n", "reducer.passes.x", False))
     assert violations("reducer.passes", imports("from ..cache import VerdictCache\n", "reducer.passes", True))
@@ -61,4 +79,25 @@ def test_no_module_imports_across_its_layer():
     for path in modules:
         module = module_name(path)
         found += violations(module, imports(path.read_text(), module, path.name == "__init__.py"))
+    assert found == []
+
+
+def test_the_checker_sees_a_pass_importing_a_pass():
+    passes = {"reducer.passes.aliases", "reducer.passes.constants"}
+    assert pass_imports("reducer.passes.constants", imports("from .aliases import uses\n", "reducer.passes.constants",
+                                                             False), passes)
+    assert pass_imports("reducer.passes.cxx", imports("from . import aliases\n", "reducer.passes.cxx", False), passes)
+    assert not pass_imports("reducer.passes.constants", imports("from .names import uses\nfrom .base import Pass\n",
+                                                                 "reducer.passes.constants", False), passes)
+    assert not pass_imports("reducer.passes", imports("from .aliases import Aliases\n", "reducer.passes", True), passes)
+
+
+def test_no_pass_module_imports_another():
+    passes = pass_modules()
+    assert {"reducer.passes.instantiate", "reducer.passes.text", "reducer.passes.balanced"} <= passes
+    assert not passes & {"reducer.passes.base", "reducer.passes.cxx", "reducer.passes.names"}
+    found = []
+    for path in sorted((ROOT / "reducer" / "passes").glob("*.py")):
+        module = module_name(path)
+        found += pass_imports(module, imports(path.read_text(), module, path.name == "__init__.py"), passes)
     assert found == []

@@ -3,6 +3,7 @@ with a broken case, reports. Real processes, real scripts, real kills."""
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -315,5 +316,23 @@ def test_reduce_passes_lists_the_schedule_in_order_then_the_rest():
         if line.startswith("  "):
             name, summary = line.split(None, 1)
             assert summary == passes.REGISTRY[name].summary and summary
-    readme = (ROOT / "README.md").read_text()
-    assert "\n".join(("  " + line) if line else "" for line in lines) in readme  # the README shows it as it is
+    assert r.stdout == passes.catalogue() + "\n"
+    # the README's Usage section shows it as it is: its fenced block is exactly the catalogue
+    usage = (ROOT / "README.md").read_text().split("\n## Usage\n", 1)[1].split("\n## ", 1)[0]
+    shown = [block for block in fenced_blocks(usage) if block.startswith("The default schedule")]
+    assert shown == [passes.catalogue()]
+
+
+def fenced_blocks(markdown: str) -> list[str]:
+    """The texts of the fenced code blocks of `markdown`, each without its fence's indentation."""
+    blocks, indent, body = [], None, []
+    for line in markdown.split("\n"):
+        if indent is None:
+            if (fence := re.fullmatch(r"( *)```\w*", line)) is not None:
+                indent, body = fence.group(1), []
+        elif line == indent + "```":
+            blocks.append("\n".join(body))
+            indent = None
+        else:
+            body.append(line.removeprefix(indent))
+    return blocks

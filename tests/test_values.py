@@ -227,6 +227,7 @@ def test_a_run_targets_one_kernel_and_deletes_the_other(tmp_path):
     assert state["targets"] == ["_Z6gatherILi2EEvPfPKfi"] and len(state["showing_effect"]) == 2
     report = (tmp_path / "k.reduced.hip.work" / "report.md").read_text()
     assert "focus: one of the 2 kernels" in report and "constant values from clang" in report
+    assert (tmp_path / "k.reduced.hip.work" / "values.jsonl").stat().st_size  # its answers, for a resume's replay
     # `reduce check` names the kernel a reduction targets (with --all-targets: both, as resolve_targets)
     check = [sys.executable, "-m", "reducer.cli", "check", "k.hip", "--predicate", SCRATCH, "--json"]
     shown = json.loads(subprocess.run(check, cwd=tmp_path, capture_output=True, text=True, env=env).stdout)
@@ -264,3 +265,31 @@ def test_only_expressions_that_mean_the_same_at_namespace_scope_are_asked():
     nodes = [next(n for n in src.nodes() if n.start_byte == p and n.type == "binary_expression") for p in positions]
     assert [closed(src, n.text, n) for n in nodes] == [False, True, False]  # a member, the constant, a parameter
     assert closed(src, b"configs[2].m", nodes[1])  # `configs` is a parameter of another function only
+
+
+def test_a_failed_question_gets_the_same_answer_when_the_run_resumes(tmp_path):
+    """A front end that fails twice for reasons outside the file (killed, timed out) answers
+    nothing. The run's journal keeps that answer: asked again, in this session or in a resumed
+    one whose front end works, the question gets nothing again, so the replay enumerates what
+    the first session did. The shared cache never keeps the failure; and what the run was
+    told is replayed even where the cache has lost it and the front end now fails."""
+    from reducer.cache import VerdictCache
+    from reducer.workdir import WorkDir
+
+    cache = VerdictCache(tmp_path / "c", {"oracle": "test"})
+    run = WorkDir.create(tmp_path / "run", {"file": "t.hip"})
+    q = [Query(b"configs[9].ring_depth()", (b"conv",)), Query(b"sizeof(long)")]
+    killed = ClangValues(lambda text: None, cache, journal=run.values_journal())
+    ask = killed.bind(lambda probe: GENERATED + probe)
+    assert ask(q) == {} and killed.stats.failures == 2
+    assert ask(q) == {} and killed.stats.runs == 2  # this session: from memory
+    assert killed.marks(GENERATED) == set() and killed.stats.runs == 4  # the conditionals' question too
+    resumed = ClangValues(clang_values(tmp_path).front_end, cache, journal=run.values_journal())
+    assert resumed.bind(lambda probe: GENERATED + probe)(q) == {} and resumed.marks(GENERATED) == set()
+    assert resumed.stats.runs == 0 and resumed.stats.replayed == 2
+    other = ClangValues(clang_values(tmp_path).front_end, cache,
+                        journal=WorkDir.create(tmp_path / "other", {"file": "t.hip"}).values_journal())
+    answers = other.bind(lambda probe: GENERATED + probe)(q)
+    assert len(answers) == 2 and other.stats.runs == 1  # another run asks clang: the failure was not kept
+    lost = ClangValues(lambda text: None, None, journal=WorkDir.open(tmp_path / "other").values_journal())
+    assert lost.bind(lambda probe: GENERATED + probe)(q) == answers and lost.stats.runs == 0

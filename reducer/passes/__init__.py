@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .aliases import Aliases
 from .balanced import balanced_passes
-from .branches import Branches
 from .base import Pass
+from .branches import Branches
 from .conditionals import Conditionals
 from .constants import Constants
 from .expr_constant import ExprConstant
@@ -21,10 +21,11 @@ from .lists import Initializers, ListElements
 from .macros import Macros
 from .params import Params
 from .rename import Rename
-from .text import Blank, Comments, Lines, Tokens
 from .table_index import RebaseIndex
+from .text import Blank, Comments, Lines, Tokens
 from .tree_delete import TreeDelete
 from .unused import Unused
+
 
 def _registry(*all_passes: Pass) -> dict[str, Pass]:
     names = [p.name for p in all_passes]
@@ -35,14 +36,16 @@ def _registry(*all_passes: Pass) -> dict[str, Pass]:
 REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
-    Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(), Hoist(), RebaseIndex(), Instantiate(),
+    Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
+    Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     *balanced_passes(),
 )
 
 FIRST = ("comments", "blank")
 MAIN = (
-    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local", "local-to-global",
+    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local",
+    "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
     "parens-delimiters", "expr-constant",

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..edits import Edit, Item
 from ..source import Source
 from .base import Pass
-from .macros import directives
+from .cxx import directives
 
 _CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 

@@ -8,33 +8,15 @@ folded `float` or `long` could change the arithmetic around it.
 """
 from __future__ import annotations
 
-import re
-
 from tree_sitter import Node
 
 from ..edits import Edit, Item, line_span
 from ..source import Source
-from .aliases import declaration_counts, scoped_ok, uses
 from .base import Pass
-from .consteval import literal
+from .consteval import typed_literal
+from .cxx import inside_template, int_type, spaced
 from .folding import Query, ask, closed, scope_of
-from .instantiate import inside_template, local_names
-from .syntax import spaced
-
-_INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")
-
-
-def int_type(type_: Node) -> bool:
-    return bool(_INT_TYPES.match(b" ".join(type_.text.split())))
-
-
-def typed_literal(type_: bytes, value: int | bool) -> bytes | None:
-    """`value` written with the integer type `type_` (`8u` for unsigned); None for a negative
-    unsigned."""
-    text = literal(bool(value) if type_ == b"bool" else value)
-    if b"unsigned" in type_ or type_.startswith(b"uint"):
-        return text + b"u" if value >= 0 else None
-    return text
+from .names import declaration_counts, local_names, scoped_ok, uses
 
 
 class Constants(Pass):

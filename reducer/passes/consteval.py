@@ -18,7 +18,7 @@ from tree_sitter import Node
 
 from ..source import Source
 from ..values import Answers, Query, Value
-from .syntax import elements
+from .cxx import elements
 
 _INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uUlL]*$")
 _DEPTH = 24  # member functions calling each other; deeper is surely not a config
@@ -41,6 +41,15 @@ def literal(value) -> bytes | None:
     if isinstance(value, int):
         return str(value).encode() if value >= 0 else f"({value})".encode()
     return None
+
+
+def typed_literal(type_: bytes, value: int | bool) -> bytes | None:
+    """`value` written with the integer type `type_` (`8u` for unsigned), so the arithmetic
+    around it does not change; None for a negative unsigned."""
+    text = literal(bool(value) if type_ == b"bool" else value)
+    if b"unsigned" in type_ or type_.startswith(b"uint"):
+        return text + b"u" if value >= 0 else None
+    return text
 
 
 @functools.lru_cache(maxsize=4096)
@@ -175,7 +184,8 @@ class ConstEval:
         if t == "qualified_identifier":
             return self.enumerators.get(b"".join(node.text.split()))
         if t == "unary_expression":
-            return _unary(node.child_by_field_name("operator").type, self.eval(node.child_by_field_name("argument"), env, depth + 1))
+            return _unary(node.child_by_field_name("operator").type,
+                          self.eval(node.child_by_field_name("argument"), env, depth + 1))
         if t == "binary_expression":
             op = node.child_by_field_name("operator").type
             left = self.eval(node.child_by_field_name("left"), env, depth + 1)
@@ -212,7 +222,8 @@ class ConstEval:
         if elements(args):
             return None
         if fn.type == "field_expression":
-            obj, name = self.eval(fn.child_by_field_name("argument"), env, depth + 1), fn.child_by_field_name("field").text
+            obj = self.eval(fn.child_by_field_name("argument"), env, depth + 1)
+            name = fn.child_by_field_name("field").text
         elif fn.type == "identifier" and isinstance(env.get(b"this"), Struct):
             obj, name = env[b"this"], fn.text
         else:
@@ -262,7 +273,7 @@ class TreeValues:
         self.ev = ConstEval(src)
 
     @classmethod
-    def of(cls, src: Source) -> "TreeValues":
+    def of(cls, src: Source) -> TreeValues:
         return _tree_values(src)
 
     def __call__(self, queries: list[Query]) -> Answers:

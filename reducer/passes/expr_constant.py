@@ -17,12 +17,11 @@ from tree_sitter import Node
 
 from ..edits import Edit, Item, line_span
 from ..source import Source
-from .aliases import declaration_counts, uses
 from .base import Pass
-from .constants import int_type, typed_literal
+from .consteval import typed_literal
+from .cxx import int_type, spaced
 from .folding import Query, ask, closed, scope_of
-from .inline import written_at
-from .syntax import spaced
+from .names import declaration_counts, uses, written_at
 
 # (parent type, field) where a child is read as a value; None: any named child
 _VALUE_AT = frozenset({
@@ -77,7 +76,8 @@ class _Found(NamedTuple):
 def _found(src: Source) -> _Found:
     """The items of every level, computed once per file version: the values they need are asked
     in one question."""
-    nodes, by_depth = {}, []
+    nodes: dict[int, Query] = {}
+    by_depth: list[list[Node]] = []
     stack: list[tuple[Node, int]] = [(src.root, 0)]
     while stack:
         node, depth = stack.pop()

@@ -17,7 +17,7 @@ from ..lexer import tokenize
 from ..source import Source
 from ..values import Answers, Query, Value, confirmation
 from .consteval import TreeValues
-from .syntax import simple_name
+from .cxx import simple_name
 
 __all__ = ["Query", "Value", "ask", "confirmation", "closed", "scope_of", "lookups", "enclosing_names"]
 
@@ -84,8 +84,8 @@ def _declared_in(scope: Node) -> frozenset[bytes]:
         elif node.type in _TYPE_PARAMETERS:
             names.update(c.text for c in node.named_children if c.type == "type_identifier")
         elif node.type in ("declaration", "field_declaration"):
-            names.update(c.text for i, c in enumerate(node.children)
-                         if node.field_name_for_child(i) == "declarator" and c.type in ("identifier", "field_identifier"))
+            names.update(c.text for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
+                         and c.type in ("identifier", "field_identifier"))
         elif node.type == "structured_binding_declarator":
             names.update(c.text for c in node.named_children if c.type == "identifier")
         if node.type in _SCOPES or node.type in ("struct_specifier", "class_specifier", "union_specifier"):

@@ -18,13 +18,10 @@ from tree_sitter import Node
 
 from ..edits import Edit, Item, apply, line_span
 from ..source import Source, walk
-from .aliases import declaration_counts, scoped_ok
 from .base import Pass
 from .consteval import ConstEval
-from .constants import int_type
-from .inline import written_at
-from .instantiate import inside_template, local_names
-from .syntax import simple_name
+from .cxx import inside_template, int_type, simple_name
+from .names import declaration_counts, local_names, scoped_ok, written_at
 
 _FILE_SCOPE_ONLY = frozenset({b"static", b"__device__", b"__constant__", b"inline", b"extern"})
 _NOTHING_LOST = frozenset({b"const", b"constexpr", b"__constant__", b"__shared__"})  # read-only, or per block anyway
@@ -64,7 +61,8 @@ class GlobalToLocal(Pass):
     def enumerate(self, src: Source) -> list[Item]:
         if src.root is None:
             return []
-        counts, where, functions, items = declaration_counts(src.root), None, None, []
+        counts, where, functions = declaration_counts(src.root), None, None
+        items: list[Item] = []
         for node in src.root.named_children if src.root.type == "translation_unit" else ():
             found = _declarator(node) if node.type == "declaration" else None
             if found is None:

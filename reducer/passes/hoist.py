@@ -65,7 +65,7 @@ class Hoist(Pass):
     needs_tree = True
 
     def items(self, src: Source, level: int) -> list[Item] | None:
-        items = []
+        items: list[Item] = []
         for node in src.nodes():
             if node.type in _PARTS:
                 parts = _stand_ins(node)

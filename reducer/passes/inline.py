@@ -19,15 +19,14 @@ from tree_sitter import Node
 from ..edits import Edit, Item, apply, line_span
 from ..source import Source, walk
 from .base import Pass
-from .instantiate import inside_template
-from .syntax import elements, simple_name
+from .cxx import elements, inside_template, simple_name
+from .names import written_at
 
 _SCOPES = frozenset({"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
                      "preproc_elif", "linkage_specification"})
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement"})
 _UNSAFE = frozenset({"lambda_expression", "goto_statement", "labeled_statement", "static_assert_declaration"})
 _MACRO_LIKE = re.compile(rb"^(?:[A-Z][A-Z0-9_]*|__\w+__|inline|static|extern|constexpr|consteval)$")
-_WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts
 _INT_LITERAL = re.compile(rb"^(?:0|[1-9][0-9]*)$")
 _PLAIN = frozenset({"identifier", "number_literal", "true", "false", "field_expression"})
 
@@ -186,7 +185,8 @@ def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:
             continue
         if name in arg_idents:
             return None  # `int a = b; int b = a;`: the second would read the new local
-        decl = p.text if p.type == "parameter_declaration" else src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
+        decl = p.text if p.type == "parameter_declaration" else \
+            src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
         out.append(decl + b" = " + value + b";")
     return b" ".join(out)
 
@@ -204,11 +204,6 @@ def _idents(node: Node) -> set[bytes]:
 def _written(src: Source, body: Node, name: bytes) -> bool:
     return any(n.type == "identifier" and n.text == name and written_at(src.text, n.start_byte, n.end_byte)
                for n in walk(body))
-
-
-def written_at(text: bytes, start: int, end: int) -> bool:
-    """Whether the name at [start, end) is assigned, incremented or has its address taken."""
-    return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
 
 
 def _as_statement(src: Source, stmt: Node, callee: _Callee, args: list[Node], target: bytes | None) -> Edit | None:

@@ -24,9 +24,10 @@ from ..lexer import tokenize
 from ..source import Source
 from .base import Pass
 from .consteval import expression
+from .cxx import elements, entity_name, inside_template, simple_name, spaced
 from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .literals import typed
-from .syntax import elements, simple_name, spaced
+from .names import local_names, looked_up, names_local
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
                        "alias_declaration"})
@@ -44,22 +45,6 @@ _SIMPLE_ARG = frozenset({"identifier", "number_literal", "subscript_expression",
 def _entity(decl: Node) -> Node | None:
     entity = decl.named_children[-1] if decl.named_children else None
     return entity if entity is not None and entity.type in _ENTITIES else None
-
-
-def entity_name(entity: Node) -> bytes | None:
-    if entity.type == "function_definition":
-        return simple_name(entity.child_by_field_name("declarator"))
-    name = entity.child_by_field_name("name")
-    return name.text if name is not None and name.type == "type_identifier" else None
-
-
-def inside_template(node: Node) -> bool:
-    node = node.parent
-    while node is not None:
-        if node.type == "template_declaration":
-            return True
-        node = node.parent
-    return False
 
 
 def _replace_names(text: bytes, replacements: dict[bytes, bytes]) -> bytes:
@@ -235,7 +220,8 @@ def _bind(params: list[Node], args: list[bytes]) -> _Params | None:
                 declared = None
             bound.texts[name.text], bound.declared[name.text] = text, declared
         elif p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-            name = p.child_by_field_name("name") or next((c for c in p.named_children if c.type == "type_identifier"), None)
+            name = p.child_by_field_name("name") \
+                or next((c for c in p.named_children if c.type == "type_identifier"), None)
             default = p.child_by_field_name("default_type")
             text = args[i] if i < len(args) else bound.substitute(default.text) if default is not None else None
             if text is None:
@@ -337,7 +323,8 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
         for n in body.named_children if body is not None else ():
             if n.start_byte >= site.start_byte:
                 break
-            if n.type == "alias_declaration" and n.child_by_field_name("type").child_by_field_name("declarator") is None:
+            if n.type == "alias_declaration" \
+                    and n.child_by_field_name("type").child_by_field_name("declarator") is None:
                 found.setdefault(n.child_by_field_name("name").text, n.child_by_field_name("type").text)
             elif local and n.type in ("declaration", "field_declaration") \
                     and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in n.children):
@@ -346,7 +333,8 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
                         if d.type == "init_declarator" else (d, n.child_by_field_name("default_value"))
                     if name is not None and name.type in ("identifier", "field_identifier") and value is not None \
                             and value.type not in ("initializer_list", "argument_list"):
-                        found.setdefault(name.text, value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
+                        found.setdefault(name.text,
+                                         value.text if value.type in _SIMPLE_ARG else b"(" + value.text + b")")
         scope = scope.parent
     return found
 
@@ -357,13 +345,6 @@ def _declarations_read(scope: Node, outer: bool) -> Node | None:
     if scope.type in _BODIED or outer and scope.type == "namespace_definition":
         return scope.child_by_field_name("body")
     return scope if outer and scope.type == "translation_unit" else None
-
-
-def _looked_up(text: bytes) -> set[bytes]:
-    """The names `text` looks up where it stands (`Shape::Acc` looks up `Shape` only)."""
-    toks = tokenize(text)
-    return {text[t.start:t.end] for i, t in enumerate(toks)
-            if t.kind == "ident" and (i == 0 or text[toks[i - 1].start:toks[i - 1].end] != b"::")}
 
 
 _DECLARING = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
@@ -385,34 +366,12 @@ def first_declarations(src: Source) -> dict[bytes, int]:
 def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
     """Whether every name the arguments look up is declared before `pos`: the plain entity is
     where the template was, and `zero_acc<Shape::Acc>` must not use a later `Shape`."""
-    return all(first.get(name, -1) < pos for name in _looked_up(args))  # undeclared: a system header's
-
-
-def names_local(text: bytes, local: set[bytes]) -> bool:
-    """Whether `text` looks up a name of `local`. A qualifier (`conv::configs[53]`) is left out:
-    the lookup of a name before `::` skips variables, and a local variable named like a namespace
-    is common in real code; a local type of that name costs one failed test at most."""
-    toks = tokenize(text)
-    return bool({n for n in _looked_up(text) if not any(
-        text[t.start:t.end] == n and i + 1 < len(toks) and text[toks[i + 1].start:toks[i + 1].end] == b"::"
-        for i, t in enumerate(toks))} & local)
-
-
-def local_names(src: Source) -> set[bytes]:
-    """Names declared in a function or class body: an argument naming one (`zero_acc<Acc>()` with
-    a local `using Acc`) means nothing where the template is defined."""
-    names = set()
-    for node in src.nodes():
-        if node.type in ("alias_declaration", "type_definition", "declaration", "field_declaration") \
-                and node.parent is not None and node.parent.type in ("compound_statement", "field_declaration_list"):
-            name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
-            if name is not None:
-                names.add(simple_name(name) or name.text)
-    return names
+    return all(first.get(name, -1) < pos for name in looked_up(args))  # undeclared: a system header's
 
 
 def _explicit_instantiation(node: Node) -> Node | None:
-    while node is not None and node.type not in ("template_instantiation", "compound_statement", "template_declaration"):
+    while node is not None \
+            and node.type not in ("template_instantiation", "compound_statement", "template_declaration"):
         node = node.parent
     return node if node is not None and node.type == "template_instantiation" else None
 

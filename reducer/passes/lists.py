@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..edits import Item, deletion
 from ..source import Source
 from .base import Pass
-from .syntax import elements
+from .cxx import elements
 
 _LISTS = frozenset({
     "argument_list", "template_argument_list", "initializer_list", "enumerator_list",

@@ -13,8 +13,8 @@ import re
 from tree_sitter import Node
 
 from ..source import Source, walk
+from .cxx import simple_name
 from .folding import scope_of
-from .syntax import simple_name
 
 _HEAD = re.compile(rb"^((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?=\{)")
 _NUMBER = re.compile(rb"^\(?-?\d+\)?$")

@@ -19,11 +19,10 @@ from ..edits import Edit, Item
 from ..lexer import Token, tokenize
 from ..source import Source
 from .base import Pass
-from .syntax import spaced
+from .cxx import directives, spaced
 
 _DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
 _UNDEF = re.compile(rb"[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)\s*$")
-_DIRECTIVE = re.compile(rb"[ \t]*#")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 
 
@@ -63,21 +62,6 @@ class Macros(Pass):
         return items
 
 
-def directives(text: bytes) -> list[tuple[int, int]]:
-    """[start, end) of each preprocessor line, continuations included."""
-    spans, pos, n = [], 0, len(text)
-    while pos < n:
-        end = text.find(b"\n", pos)
-        end = n if end < 0 else end + 1
-        if _DIRECTIVE.match(text, pos):
-            while end < n and text[pos:end].rstrip(b"\r\n").endswith(b"\\"):
-                more = text.find(b"\n", end)
-                end = n if more < 0 else more + 1
-            spans.append((pos, end))
-        pos = end
-    return spans
-
-
 def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], name: bytes,
                start: int, end: int, define: re.Match, undefs: list[tuple[int, int]]) -> Item | None:
     """The item expanding the macro defined at [start, end) at its uses (in code between its
@@ -106,7 +90,8 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
         if t.start < last_end:  # inside another use's arguments
             return None
         if params is None:
-            args, close = [], i
+            args: list[bytes] = []
+            close = i
         else:
             call = _call(text, tokens, i)
             if call is None:

@@ -10,7 +10,7 @@ from tree_sitter import Node
 from ..edits import Edit, Item
 from ..source import Source
 from .base import Pass
-from .syntax import elements, simple_name
+from .cxx import elements, simple_name
 
 
 def _signatures(src: Source):

@@ -23,7 +23,7 @@ from ..edits import Edit, Item
 from ..lexer import tokenize
 from ..source import Source, walk
 from .base import Pass
-from .syntax import simple_name
+from .cxx import simple_name
 
 _SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "shim" / "hip"
 # the shim's core: what hip_runtime.h held before the headers were split (qualifiers, launch

@@ -8,7 +8,7 @@ from collections import defaultdict
 from ..edits import Edit, Item
 from ..source import Source
 from .base import Pass
-from .syntax import elements
+from .cxx import elements
 
 
 def _tables(src: Source) -> dict[bytes, list]:

@@ -21,7 +21,8 @@ class Blank(Pass):
         self.join = join
 
     def enumerate(self, src: Source) -> list[Item]:
-        text, items, prev = src.text, [], None
+        text, prev = src.text, None
+        items: list[Item] = []
         for tok in [*src.tokens, None]:
             start = tok.start if tok else len(text)
             end_prev = prev.end if prev else 0

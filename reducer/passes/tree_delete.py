@@ -2,10 +2,12 @@
 members, preprocessor lines and #pragma lines, level by level from the outside in."""
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from ..edits import Item, deletion, line_span
 from ..source import Source
 from .base import Pass
-from .syntax import deletable
+from .cxx import deletable
 
 
 class TreeDelete(Pass):
@@ -19,10 +21,10 @@ class TreeDelete(Pass):
         if src.root is None:
             return None
         fields: dict = {}
-        items = []
+        items: list[Item] = []
         # (node, parent, deletable ancestors): the walk carries parents, since Node.parent descends
         # from the root, and it stops at this level's nodes, so deep nesting stays cheap
-        stack = [(src.root, None, 0)]
+        stack: list[tuple[Node, Node | None, int]] = [(src.root, None, 0)]
         while stack:
             node, parent, depth = stack.pop()
             if parent is not None and deletable(node, fields, parent):

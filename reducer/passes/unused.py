@@ -15,8 +15,7 @@ from tree_sitter import Node
 from ..edits import Item, deletion, line_span
 from ..source import Source
 from .base import Pass
-from .instantiate import entity_name
-from .syntax import deletable, simple_name
+from .cxx import deletable, entity_name, simple_name
 
 _KINDS = frozenset({
     "function_definition", "declaration", "template_declaration", "struct_specifier", "class_specifier",

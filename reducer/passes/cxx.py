@@ -1,6 +1,10 @@
-"""Tree-sitter knowledge shared by the syntax passes: which nodes are whole statements or
-declarations, and how to name a function or template."""
+"""C++ syntax the passes share, over tree-sitter nodes and the file's text: which nodes are whole
+statements or declarations, how to name a function, class or template, what is inside a
+template, which types are integers, where the preprocessor lines are, and how to replace text
+without gluing names together. A helper module: no pass imports another (tests/test_layering.py)."""
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
@@ -57,6 +61,50 @@ def simple_name(node: Node | None) -> bytes | None:
         node = next((node.child_by_field_name(f) for f in _NAME_FIELDS
                      if node.child_by_field_name(f) is not None), None)
     return None
+
+
+def entity_name(entity: Node) -> bytes | None:
+    """The name a function definition or a class, struct or union declares."""
+    if entity.type == "function_definition":
+        return simple_name(entity.child_by_field_name("declarator"))
+    name = entity.child_by_field_name("name")
+    return name.text if name is not None and name.type == "type_identifier" else None
+
+
+def inside_template(node: Node) -> bool:
+    """Whether a template declaration encloses `node`: its code is not instantiated yet."""
+    node = node.parent
+    while node is not None:
+        if node.type == "template_declaration":
+            return True
+        node = node.parent
+    return False
+
+
+_INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")
+
+
+def int_type(type_: Node) -> bool:
+    """An integer or bool type no wider than `int`, written out (`unsigned int`, `uint32_t`)."""
+    return bool(_INT_TYPES.match(b" ".join(type_.text.split())))
+
+
+_DIRECTIVE = re.compile(rb"[ \t]*#")
+
+
+def directives(text: bytes) -> list[tuple[int, int]]:
+    """[start, end) of each preprocessor line, continuations included."""
+    spans, pos, n = [], 0, len(text)
+    while pos < n:
+        end = text.find(b"\n", pos)
+        end = n if end < 0 else end + 1
+        if _DIRECTIVE.match(text, pos):
+            while end < n and text[pos:end].rstrip(b"\r\n").endswith(b"\\"):
+                more = text.find(b"\n", end)
+                end = n if more < 0 else more + 1
+            spans.append((pos, end))
+        pos = end
+    return spans
 
 
 def elements(list_node: Node) -> list[Node]:

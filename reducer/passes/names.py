@@ -1,0 +1,117 @@
+"""Names and their uses, over the tree and the tokens: how often the file declares a name, where
+the name a declaration declares is used, which names a function or class body declares (an
+expression naming one means nothing elsewhere), and whether a use writes the name. Shared by the
+passes that replace a name by what it stands for or move a declaration (aliases, constants,
+expr-constant, global-to-local, local-to-global, instantiate, inline)."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from tree_sitter import Node
+
+from ..lexer import tokenize
+from ..source import Source, walk
+from .cxx import simple_name
+
+_DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
+                          "type_parameter_declaration", "optional_type_parameter_declaration"})
+
+
+def declaration_counts(root: Node) -> Counter:
+    """How often each name is declared under `root` (variables, parameters, aliases, fields,
+    functions)."""
+    counts: Counter = Counter()
+    for node in walk(root):
+        if node.type in ("alias_declaration", "type_definition"):
+            counts[simple_name(node.child_by_field_name("name") or node.child_by_field_name("declarator"))] += 1
+        elif node.type in _DECLARATORS or node.type == "function_declarator":
+            counts[simple_name(node.child_by_field_name("declarator") or node.child_by_field_name("name"))] += 1
+        elif node.type in ("field_declaration", "declaration"):
+            for i, c in enumerate(node.children):
+                if node.field_name_for_child(i) == "declarator" and c.type in ("identifier", "field_identifier"):
+                    counts[c.text] += 1
+    return counts
+
+
+def uses(src: Source, name: bytes, decl: Node, counts: Counter) -> list[tuple[int, int]] | None:
+    """Byte ranges of the uses of the `name` that `decl` declares: in the rest of its block for a
+    local, in the whole file for a name declared once there; None when unsure."""
+    scope = decl.parent
+    if scope is not None and scope.type == "field_declaration_list" and counts[name] > 1:
+        toks = src.tokens
+        if any(src.text[t.start:t.end] == name and i and src.text[toks[i - 1].start:toks[i - 1].end] == b"::"
+               for i, t in enumerate(toks)):
+            return None  # `X::name` may be this member
+    elif scope is None or scope.type != "compound_statement":
+        return _ranges(src, name, decl, len(src.text), False) if counts[name] == 1 else None
+    return _ranges(src, name, decl, scope.end_byte, True) if declaration_counts(scope)[name] == 1 else None
+
+
+def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> list[tuple[int, int]] | None:
+    """Uses of `name` up to `limit`, each widened over its qualifier (`S::kTaps`, `typename
+    S::Mma`). A member access or a use before the declaration is another entity for a local,
+    and makes a file-wide name unsure."""
+    toks, text, out = src.tokens, src.text, []
+    lex = [text[t.start:t.end] for t in toks]
+    for i, t in enumerate(toks):
+        if t.kind != "ident" or lex[i] != name or decl.start_byte <= t.start < decl.end_byte or t.start >= limit:
+            continue
+        if t.start < decl.start_byte or (i and lex[i - 1] in (b".", b"->")):
+            if local:
+                continue
+            return None
+        j = i
+        while j >= 2 and lex[j - 1] == b"::" and toks[j - 2].kind == "ident":
+            j -= 2
+        if j >= 1 and lex[j - 1] == b"typename":
+            j -= 1
+        out.append((toks[j].start, t.end))
+    return out
+
+
+def scoped_ok(node: Node, value: bytes, local: set[bytes]) -> bool:
+    """A declaration in a class or function body may move out of it only if `value` names no
+    name declared in such a body (`Shape::Mma` is fine: only its first name is looked up here)."""
+    parent = node.parent
+    if parent is None or parent.type not in ("field_declaration_list", "compound_statement"):
+        return True
+    return not names_local(value, local)
+
+
+def looked_up(text: bytes) -> set[bytes]:
+    """The names `text` looks up where it stands (`Shape::Acc` looks up `Shape` only)."""
+    toks = tokenize(text)
+    return {text[t.start:t.end] for i, t in enumerate(toks)
+            if t.kind == "ident" and (i == 0 or text[toks[i - 1].start:toks[i - 1].end] != b"::")}
+
+
+def names_local(text: bytes, local: set[bytes]) -> bool:
+    """Whether `text` looks up a name of `local`. A qualifier (`conv::configs[53]`) is left out:
+    the lookup of a name before `::` skips variables, and a local variable named like a namespace
+    is common in real code; a local type of that name costs one failed test at most."""
+    toks = tokenize(text)
+    return bool({n for n in looked_up(text) if not any(
+        text[t.start:t.end] == n and i + 1 < len(toks) and text[toks[i + 1].start:toks[i + 1].end] == b"::"
+        for i, t in enumerate(toks))} & local)
+
+
+def local_names(src: Source) -> set[bytes]:
+    """Names declared in a function or class body: an argument naming one (`zero_acc<Acc>()` with
+    a local `using Acc`) means nothing where the template is defined."""
+    names = set()
+    for node in src.nodes():
+        if node.type in ("alias_declaration", "type_definition", "declaration", "field_declaration") \
+                and node.parent is not None and node.parent.type in ("compound_statement", "field_declaration_list"):
+            name = node.child_by_field_name("name") or node.child_by_field_name("declarator")
+            if name is not None:
+                names.add(simple_name(name) or name.text)
+    return names
+
+
+_WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts
+
+
+def written_at(text: bytes, start: int, end: int) -> bool:
+    """Whether the name at [start, end) is assigned, incremented or has its address taken."""
+    return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))

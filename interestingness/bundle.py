@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
+
+from interestingness.path_flags import PROJECT_DIRS, path_flags
 
 MAGIC = b"#gpu-reduce file set 1\n"
 
@@ -88,23 +90,6 @@ def materialise(directory: Path, data: bytes) -> list[Path]:
     return paths
 
 
-def include_flags(flags: Sequence[str]) -> Iterator[tuple[str | None, str | None, list[str]]]:
-    """(option, directory, its tokens) for each -I/-iquote of a clang command line, joined or
-    separate; (None, None, [flag]) for any other flag."""
-    it = iter(flags)
-    for flag in it:
-        for opt in ("-iquote", "-I"):
-            if flag == opt:
-                value = next(it, None)
-                yield opt, value, [opt] + ([value] if value is not None else [])
-                break
-            if flag.startswith(opt) and not flag.startswith("-isystem"):
-                yield opt, flag[len(opt):], [flag]
-                break
-        else:
-            yield None, None, [flag]
-
-
 @dataclass(frozen=True)
 class Tree:
     """Where a file set came from: its root directory (absolute) and the main file's member name."""
@@ -117,9 +102,9 @@ class Tree:
         relative to the compile's working directory, so commands are the same for every test);
         the original directory follows as a fallback for files that are not in the set."""
         out: list[str] = []
-        for opt, value, tokens in include_flags(flags):
-            copy = self._copy(value, base) if opt and value else None
-            out += ([opt + copy] if copy else []) + tokens
+        for opt, value, tokens in path_flags(flags, PROJECT_DIRS):
+            copy = self._copy(value, base) if value else None
+            out += [opt + copy, *tokens] if copy else tokens
         return tuple(out)
 
     def main_dir_copy(self, base: str) -> str:

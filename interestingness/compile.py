@@ -21,6 +21,7 @@ from interestingness import prefix_pch
 from interestingness.bundle import Tree, materialise
 from interestingness.diagnostics import first_error
 from interestingness.hip_headers import HipHeaders, resolve
+from interestingness.path_flags import INCLUDE_DIRS, path_flag, path_flags
 from interestingness.process import run, test_dir
 from interestingness.toolchain import Toolchain
 
@@ -38,10 +39,10 @@ _DROP = {"-c", "-S", "-E", "-###", "-fsyntax-only", "-emit-llvm", "--offload-new
          "--offload-device-only", "--offload-host-only", "--cuda-device-only", "--cuda-host-only",
          "--no-gpu-bundle-output", "--gpu-bundle-output", "-foffload-lto", "-fno-offload-lto"}
 _DROP_PREFIX = "-foffload-lto="
-_PATH_SEPARATE = {"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot",
-                  "--sysroot", "-resource-dir", "--include-directory"}
-_PATH_JOINED = ("-I", "-isystem", "-iquote", "-idirafter")
-_PATH_EQUALS = ("--sysroot=", "--include-directory=", "-resource-dir=")
+# Options whose path is made absolute: joined (-Idir, --sysroot=dir) or separate (-I dir, --sysroot dir).
+_PATH_JOINED = (*INCLUDE_DIRS, "--sysroot=", "--include-directory=", "-resource-dir=")
+_PATH_SEPARATE = (*INCLUDE_DIRS, "-include", "-imacros", "-isysroot", "--sysroot", "-resource-dir",
+                  "--include-directory")
 _OPT_LEVEL = re.compile(r"^-O(\d|s|z|g|fast)?$")
 _ARCH = ("--offload-arch", "--cuda-gpu-arch")
 # Variables the driver, cc1 or lld read (include paths, option overrides, ROCm/HIP lookup).
@@ -80,15 +81,9 @@ def prepare_flags(user_flags: Sequence[str], cwd: Path) -> tuple[tuple[str, ...]
             i += 1
         elif a.startswith("-o") and not a.startswith(("-offload", "-objc")):
             dropped.append(a)
-        elif a in _PATH_SEPARATE and i + 1 < len(args):
-            out += [a, _absolute(args[i + 1], cwd)]
-            i += 1
-        elif a.startswith(_PATH_EQUALS):
-            opt, _, p = a.partition("=")
-            out.append(f"{opt}={_absolute(p, cwd)}")
-        elif a.startswith(_PATH_JOINED) and a not in _PATH_SEPARATE:
-            opt = next(o for o in sorted(_PATH_JOINED, key=len, reverse=True) if a.startswith(o))
-            out.append(opt + _absolute(a[len(opt):], cwd))
+        elif (path := path_flag(args, i, _PATH_JOINED, _PATH_SEPARATE)) and path.value is not None:
+            out += path.spelled(_absolute(path.value, cwd))
+            i += len(path.tokens) - 1
         else:
             out.append(a)
         i += 1
@@ -103,17 +98,7 @@ def prepare_flags(user_flags: Sequence[str], cwd: Path) -> tuple[tuple[str, ...]
 
 def user_dirs(flags: Sequence[str]) -> list[str]:
     """The -I and -isystem directories of prepared flags (absolute already), in order."""
-    dirs, it = [], iter(flags)
-    for flag in it:
-        for opt in ("-isystem", "-I"):
-            if flag == opt:
-                dirs.append(next(it, ""))
-            elif flag.startswith(opt) and not flag.startswith("-isystem" if opt == "-I" else "\0"):
-                dirs.append(flag[len(opt):])
-            else:
-                continue
-            break
-    return [d for d in dirs if d]
+    return [f.value for f in path_flags(flags, ("-I", "-isystem")) if f.value]
 
 
 def _absolute(p: str, cwd: Path) -> str:

@@ -3,7 +3,8 @@
 resumable as a whole (finished cases are skipped, stopped ones resumed), one report at the end.
 
     parallel = 2                    # cases at once
-    [defaults]                      # options for every case (any `reduce run` option)
+    [defaults]                      # options for every case: any `reduce run` option, named as
+                                    # in run.json (reducer/options.py), `test` and `kernel` aside
     jobs = 2
     time_budget = "2h"
     skip_passes = ["rebase-index"]  # --skip-passes (a list, or "a,b"); likewise `passes`
@@ -16,7 +17,7 @@ resumable as a whole (finished cases are skipped, stopped ones resumed), one rep
     [[case]]
     name = "diag"
     file = "corpora/cxx_diag/case.cpp"
-    test = "corpora/cxx_diag/test.sh"
+    test = "corpora/cxx_diag/test.sh"      # --test; include_dirs = ["inc"] for -I, kernel = [...] likewise
 
 Paths are relative to the manifest's directory, which is also the cases' working directory
 (where relative compile flags point) unless a case or [defaults] sets `cwd`.
@@ -37,25 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import passes
 from .exits import EXIT_BUDGET, EXIT_INTERRUPTED
 from .files import atomic_write
+from .options import FIELDS, Option
 from .workdir import RUN_FILE, WorkDir
 
-# manifest key -> `reduce run` option; value options take one argument, switches are on/off
-_VALUE_OPTIONS = {"jobs": "-j", "timeout": "--timeout", "time_budget": "--time-budget", "max_tests": "--max-tests",
-                  "predicate": "--predicate", "clang": "--clang", "passes": "--passes",
-                  "skip_passes": "--skip-passes", "backend": "--backend",
-                  "scheduler": "--scheduler", "cache_dir": "--cache-dir", "test": "--test",
-                  "pass_time_cap": "--pass-time-cap", "check_repeat": "--check-repeat", "hip_headers": "--hip-headers"}
-_SWITCHES = {"flatten": ("--flatten", "--no-flatten"), "cache": ("--cache", "--no-cache"),
-             "test_arg": ("--test-arg", None), "prefilter": (None, "--no-prefilter"),
-             "recheck": ("--recheck", "--no-recheck"), "allow_empty": ("--allow-empty", None),
-             "rename": ("--rename", "--no-rename"), "ub_guard": ("--ub-guard", "--no-ub-guard"),
-             "init_guard": ("--init-guard", "--no-init-guard"), "loop_guard": ("--loop-guard", "--no-loop-guard"),
-             "format": ("--format", "--no-format"), "all_targets": ("--all-targets", None),
-             "adaptive_sweeps": ("--adaptive-sweeps", "--full-sweeps")}
-_CASE_KEYS = {"name", "file", "flags", "flags_file", "kernel", "cwd", *_VALUE_OPTIONS, *_SWITCHES}
+_OPTIONS = {o.manifest_key: o for o in FIELDS}  # every option of a run, under its manifest key
+_CASE_KEYS = {"name", "file", "flags", "flags_file", "cwd", *_OPTIONS}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -109,18 +98,12 @@ def load(manifest: Path) -> tuple[list[Case], dict[str, Any]]:
 
 def _case(spec: dict[str, Any], base: Path) -> Case:
     args: list[str] = []
-    for key, option in _VALUE_OPTIONS.items():
+    for key, option in _OPTIONS.items():
         if key in spec:
-            value = spec[key]
-            if key in ("passes", "skip_passes"):
-                value = _pass_names(spec["name"], key, value)
-            args += [option, str(base / value) if key == "test" else str(value)]
-    for key, (on, off) in _SWITCHES.items():
-        if key in spec and (on if spec[key] else off):
-            args.append(on if spec[key] else off)
-    kernels = spec.get("kernel", [])
-    for k in [kernels] if isinstance(kernels, str) else kernels:
-        args += ["--kernel", k]
+            try:
+                args += _arguments(option, spec[key], base)
+            except ValueError as e:
+                raise ManifestError(f"case {spec['name']}: `{key}`: {e}") from None
     flags = list(spec.get("flags", []))
     if "flags_file" in spec:
         try:
@@ -130,14 +113,21 @@ def _case(spec: dict[str, Any], base: Path) -> Case:
     return Case(spec["name"], base / spec["file"], base / spec.get("cwd", "."), args, flags)
 
 
-def _pass_names(case: str, key: str, value: Any) -> str:
-    """A list of pass names, or one comma-separated string, checked against the registry."""
-    names = value if isinstance(value, list) else str(value).split(",")
-    try:
-        passes.resolve([n.strip() for n in names if n.strip()])
-    except KeyError as e:
-        raise ManifestError(f"case {case}: `{key}`: {e.args[0]}") from None
-    return ",".join(n.strip() for n in names if n.strip())
+def _arguments(option: Option, value: Any, base: Path) -> list[str]:
+    """The `reduce run` arguments that give `option` a manifest's value: a switch on or off, a
+    list as one a,b argument (its items checked here) or as the option repeated, a path relative
+    to the manifest's directory. Anything else is checked by `reduce run` itself."""
+    param = option.click_param()
+    if param.is_flag:
+        on = bool(value) == option.attrs.get("flag_value", True)
+        spelling = param.opts[0] if on else next(iter(param.secondary_opts), None)
+        return [spelling] if spelling else []
+    if option.comma:
+        names = [n.strip() for v in (value if isinstance(value, list) else [value]) for n in str(v).split(",")]
+        value = ",".join(n for n in names if n)
+        option.parse(value)
+    values = value if param.multiple and isinstance(value, list) else [value]
+    return [a for v in values for a in (param.opts[0], str(base / v) if option.relative else str(v))]
 
 
 def run_batch(cases: list[Case], out: Path, parallel: int, echo: Callable[[str], None]) -> BatchResult:

@@ -22,13 +22,13 @@ from typing import Any
 from interestingness.check import format_check
 from interestingness.hip_headers import SHIM_DIR
 from interestingness.metrics import METRICS
+from interestingness.path_flags import path_flags
 from interestingness.predicates import Predicate
 
 from .files import atomic_write
 from .workdir import WorkDir
 
 BUNDLE_DIR = "bundle"
-_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter")
 
 
 def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, bytes]]) -> Path:
@@ -71,32 +71,21 @@ def _copy_headers(out: Path, report: dict[str, Any]) -> list[str]:
 
 
 def _relative_to_user_dir(header: str, flags: list[str]) -> str:
-    dirs = [d for d in _include_dirs(flags) if os.path.realpath(header).startswith(os.path.realpath(d) + os.sep)]
+    dirs = [f.value for f in path_flags(flags)
+            if f.value and os.path.realpath(header).startswith(os.path.realpath(f.value) + os.sep)]
     base = max(dirs, key=len) if dirs else os.path.dirname(header)
     return os.path.relpath(os.path.realpath(header), os.path.realpath(base))
-
-
-def _include_dirs(flags: list[str]) -> list[str]:
-    dirs, it = [], iter(flags)
-    for f in it:
-        opt = next((o for o in _PATH_FLAGS if f.startswith(o)), None)
-        if opt is not None:
-            dirs.append(f[len(opt):] or next(it, ""))
-    return dirs
 
 
 def _portable(flags: list[str]) -> list[str]:
     """The user's flags without include directories given by absolute paths (they name the
     machine the run was on; what the result still reads from them is copied into include/)."""
-    out, it = [], iter(flags)
-    for f in it:
-        opt = next((o for o in _PATH_FLAGS if f.startswith(o)), None)
-        if opt is None:
-            out.append(f)
-            continue
-        value = f[len(opt):] or next(it, "")
-        if not os.path.isabs(value):
-            out += [opt, value]
+    out: list[str] = []
+    for f in path_flags(flags):
+        if f.value is None:
+            out += f.tokens
+        elif not os.path.isabs(f.value):
+            out += [f.option, f.value]
     return out
 
 

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from interestingness.bundle import include_flags
+from interestingness.path_flags import PROJECT_DIRS, path_flags
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"][^\n]*\n?', re.MULTILINE)
 _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.MULTILINE)
@@ -25,7 +25,7 @@ _GUARD = re.compile(rb"\A" + _COMMENTS + rb"#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+
 def include_dirs(flags: Sequence[str], cwd: Path) -> list[Path]:
     """-I/-iquote directories of a clang command line (joined or separate), absolute; a HIP
     install's include directory (ROCm's, or a copy of it) given with -I is not the project's."""
-    dirs = [(cwd / value).resolve() for opt, value, _ in include_flags(flags) if opt and value]
+    dirs = [(cwd / f.value).resolve() for f in path_flags(flags, PROJECT_DIRS) if f.value]
     return [d for d in dirs if not _hip_install(d)]
 
 

@@ -8,7 +8,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,9 @@ from .exits import (
 from .evaluate import Evaluator
 from .files import atomic_write
 from .finish import clang_format, finish
-from .flatten import flatten, include_dirs
+from .flatten import flatten
 from .lexer import count_tokens
+from .options import RunConfig
 from .progress import Progress
 from .report import write_report
 from .source import Source, language_for
@@ -54,67 +55,6 @@ class RunError(Exception):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
-
-
-@dataclass
-class RunConfig:
-    """Everything that decides a run; stored in run.json, so `resume` needs nothing else."""
-
-    file: str                      # absolute paths, so a resumed run may start anywhere
-    output: str
-    cwd: str                       # relative compile flags are relative to this
-    flags: list[str] = field(default_factory=list)
-    script: str | None = None
-    test_arg: bool = False
-    jobs: int = 1
-    timeout: float = 300.0
-    prefilter: bool = True
-    passes: list[str] | None = None
-    rename: bool = False           # `rename` joins the main passes
-    skip_passes: list[str] = field(default_factory=list)  # removed from the schedule
-    adaptive_sweeps: bool = False  # after a full sweep, re-run only the passes that removed something
-    backend: str = "loky"
-    scheduler: str | None = None
-    flatten: bool | None = None    # None: on for the built-in oracle, off for scripts
-    cache: bool | None = None      # None: on for the built-in oracle, off for scripts
-    cache_dir: str | None = None
-    cache_max_entries: int = 200_000
-    cache_max_bytes: int = 1 << 30
-    keep_artifacts: str | None = None
-    clang: str | None = None
-    kernels: list[str] = field(default_factory=list)
-    predicate: str | None = None
-    time_budget: float | None = None
-    max_tests: int | None = None
-    pass_time_cap: float | None = None  # None: a quarter of the time budget, if any
-    check_repeat: int = 2          # fresh tests of the original and of the result
-    recheck: bool | None = None    # re-test each interesting candidate; None: for scripts only
-    allow_empty: bool = False
-    ub_guard: bool = True          # built-in oracle: no more -Wuninitialized warnings than the original
-    init_guard: bool = True        # built-in oracle: interesting with -ftrivial-auto-var-init=zero/pattern too
-    loop_guard: bool = True        # built-in oracle: a spill inside a loop stays inside one
-    include_dirs: list[str] = field(default_factory=list)  # project header directories for --test runs
-    hip_headers: str = "auto"      # built-in oracle: HIP headers after the user's (interestingness/hip_headers.py)
-    format: bool = True            # hygiene and clang-format at the end, each kept when still interesting
-    all_targets: bool = False      # built-in oracle: keep every kernel that shows the effect, not one
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    @property
-    def builtin(self) -> bool:
-        return self.script is None
-
-    @property
-    def flattens(self) -> bool:
-        return self.flatten if self.flatten is not None else self.builtin
-
-    def header_dirs(self, cwd: Path) -> list[Path]:
-        """Where project headers are found: the -I/-iquote directories of the flags (built-in
-        oracle) or --include-dir (scripts); the including file's directory comes on top."""
-        return include_dirs(self.flags, cwd) + [(cwd / d).resolve() for d in self.include_dirs]
 
 
 @dataclass(frozen=True)

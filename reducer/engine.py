@@ -1,22 +1,24 @@
 """The C-Reduce-style fixpoint: run the schedule's passes, each over ddmin chunks of its items,
 keep every candidate the evaluator calls interesting, repeat until a sweep changes nothing.
 
-The engine knows nothing about HIP, files or the oracle: candidates go to an Evaluator, the
-best-so-far goes to `on_accept`, progress to `on_event`, and a pass that raises to `on_pass_bug`
-(the pass is then dropped for the rest of the run, and the run goes on). A candidate may be
-made of several parts (a file set: `reduce_parts`); the engine then reduces one part at a time,
-each sweep running the schedule over every part in turn, and `join` makes the candidate the
-evaluator sees from the parts (the one being reduced, the others at their current best).
+The engine knows nothing about HIP, files or the oracle: candidates go to an Evaluator, which
+pass runs when is the Schedule's to say, and the best-so-far, progress and a pass that raises go
+to the `Hooks` (the pass is then dropped for the rest of the run, and the run goes on). A
+candidate may be made of several parts (a file set: `reduce_parts`); the engine then reduces
+one part at a time, each sweep running the schedule over every part in turn, and `join` makes
+the candidate the evaluator sees from the parts (the one being reduced, the others at their
+current best).
 
 Everything the engine decides follows from the verdicts alone, so a resumed run that replays
 it with the journal answering takes the same path: where a pass was cut by its time cap or
-dropped for a bug is recorded by pass-run index (`caps`, `bugs`) and replayed from there.
+dropped for a bug is recorded by pass-run index (`Replay`) and replayed from there.
 """
 from __future__ import annotations
 
 import time
 import traceback
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterator, Sequence
@@ -24,6 +26,7 @@ from typing import Callable, Iterator, Sequence
 from .edits import Item, apply
 from .evaluate import Evaluator
 from .passes import Pass
+from .schedule import Schedule
 from .source import Source
 
 
@@ -80,51 +83,56 @@ class Status:
     dropped: list[str] = field(default_factory=list)  # passes dropped for a bug, for the rest of the run
 
 
+@dataclass(frozen=True)
+class Hooks:
+    """Where the engine reports: each new best (the joined candidate), progress ("pass",
+    "accept", "capped", "stall", "rollback"), and a pass that raised."""
+
+    on_accept: Callable[[bytes], None] = lambda text: None
+    on_event: Callable[[str, Status], None] = lambda kind, status: None
+    on_pass_bug: Callable[[PassBug], None] = lambda bug: None
+
+
+@dataclass
+class Replay:
+    """Where pass runs stopped short, by pass-run index (the engine's count of them) -> searches
+    made: cut by the time cap (`caps`) or dropped for a bug (`bugs`). A resumed run stops them at
+    the same points, even when the cap would fall elsewhere or the bug does not show again; the
+    engine adds the stops it meets. Without a recorded stop, a run is cut after `pass_time_cap`
+    seconds."""
+
+    caps: dict[int, int] = field(default_factory=dict)
+    bugs: dict[int, int] = field(default_factory=dict)
+    pass_time_cap: float | None = None
+
+    def __post_init__(self):
+        self.caps, self.bugs = dict(self.caps), dict(self.bugs)  # the caller's records stay as given
+
+    def clock(self, run: int) -> _PassClock:
+        """The clock of pass run `run`, starting now."""
+        deadline = time.monotonic() + self.pass_time_cap if self.pass_time_cap else None
+        return _PassClock(run, self.caps.get(run), deadline, self.bugs.get(run))
+
+
 class Engine:
-    def __init__(
-        self,
-        evaluator: Evaluator,
-        language: str,
-        *,
-        first: Sequence[Pass],
-        main: Sequence[Pass],
-        last: Sequence[Pass] = (),
-        prefilter: bool = True,
-        on_accept: Callable[[bytes], None] = lambda text: None,
-        on_event: Callable[[str, Status], None] = lambda kind, status: None,
-        on_pass_bug: Callable[[PassBug], None] = lambda bug: None,
-        pass_time_cap: float | None = None,
-        caps: dict[int, int] | None = None,
-        bugs: dict[int, int] | None = None,
-        stall_window: int = 300,
-        values=None,
-        adaptive: bool = False,
-        revisit: Sequence[Pass] = (),
-        revisit_shrink: float = 0.2,
-        coarse: Sequence[Pass] = (),
-        coarse_shrink: float = 0.1,
-    ):
+    """Reduces with the passes `schedule` says, testing candidates through `evaluator`, reporting
+    to `hooks`, and stopping pass runs where `replay` recorded a stop."""
+
+    def __init__(self, evaluator: Evaluator, language: str, schedule: Schedule, *, hooks: Hooks = Hooks(),
+                 replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300):
         self.evaluator = evaluator
         self.language = language
-        self.first, self.main, self.last = list(first), list(main), list(last)
-        self.prefilter = prefilter
-        self.on_accept, self.on_event, self.on_pass_bug = on_accept, on_event, on_pass_bug
+        self.schedule = schedule
+        self.hooks = hooks
+        self.replay = replay or Replay()
+        self.prefilter = prefilter  # the syntax pre-filter: no more parse errors than the current file
         self.best: Source | None = None  # the part being reduced
         self.parts: list[bytes] = []
         self._part = 0
         self._join: Callable[[list[bytes]], bytes] = lambda parts: parts[0]
         self.status: Status | None = None
-        # A pass run longer than pass_time_cap is cut short. Where a cut fell is recorded in
-        # `caps` (pass-run index -> searches made), so a resumed run replays the same cut.
-        self.pass_time_cap = pass_time_cap
-        self.caps: dict[int, int] = dict(caps or {})
-        # A pass that raises is dropped; `bugs` (pass-run index -> searches made) says where, so a
-        # resumed run drops it at the same point even if the bug does not show again.
-        self.bugs: dict[int, int] = dict(bugs or {})
         self._pass_runs = 0
-        # Adaptive sweeps: after a full sweep of the main passes, only those that removed
-        # something run again, until none does; then a full sweep again.
-        self.adaptive = adaptive
+        self._charges = _Charges(evaluator)
         # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
         # is not interesting after all, the run goes back to the newest earlier best that is.
         self.stall_window = stall_window
@@ -132,30 +140,17 @@ class Engine:
         # Constant values from the compiler (reducer/values.py), for the passes that fold: bound
         # to each best part as the `values` of its Source. None: they use the tree evaluator.
         self.values = values
-        # Main passes that fold what the others expose (instantiate, unused): next to nothing to
-        # do until a deletion makes them applicable, then a big step. In a sweep, once the part
-        # has shrunk by `revisit_shrink` since they last ran, they run again at once, between two
-        # searches of the pass that shrank it, rather than a sweep later (on a big file the first
-        # sweep's tree-delete alone can take an hour).
-        # Between two passes of a sweep they also run whenever the part changed since they last
-        # ran: with nothing new to fold they propose nothing and cost no test.
-        self.revisit = list(revisit)
-        self.revisit_shrink = revisit_shrink
-        # the part's text when they last ran; None: not in a sweep, or running them now
-        self._revisited: bytes | None = None
-        # The coarse head of the main list (through tree-delete): once the passes after it have
-        # shrunk the part by `coarse_shrink` since it last ran, it runs again before the next
-        # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
-        # passes expose (a helper no longer called, a template used once) is the coarse passes'.
-        self.coarse = list(coarse)
-        self.coarse_shrink = coarse_shrink
-        self._coarse_mark = 0  # the part's size when the last coarse pass last ended
         # A pass's next run over a level starts at chunks twice the largest its last run there
         # took (single items if it took nothing): late in a run most passes take single items or
         # nothing, and the chunks of 2, 4, 8, ... items ddmin tries first fail one test each. A
         # pass's first run starts at all its items. Keyed (part, pass, level); set from verdicts
         # alone, so a replay makes the same searches.
         self._chunk_start: dict[tuple[int, str, int], int] = {}
+
+    @property
+    def caps(self) -> dict[int, int]:
+        """Where time caps fell, recorded ones included (pass-run index -> searches made)."""
+        return self.replay.caps
 
     def reduce(self, text: bytes) -> bytes:
         """Reduce `text`, which the caller has already found interesting."""
@@ -172,113 +167,74 @@ class Engine:
         self._start = list(parts)
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts))
-        self._over_parts(self.first)
-        while removed := self._sweep(self.main):
-            while self.adaptive and removed:
-                removed = self._sweep(removed)
-        self._over_parts(self.last)
+        self._over_parts(self.schedule.first)
+        sweep = self.schedule.main
+        while sweep:
+            sweep = self.schedule.next_sweep(sweep, self._sweep(sweep))
+        self._over_parts(self.schedule.last)
         return self.result()
 
     def result(self) -> bytes:
         return self._join(list(self.parts))
 
-    def _sweep(self, schedule: Sequence[Pass]) -> list[Pass]:
-        """Run `schedule` over every part; the passes that removed something, in schedule order."""
+    def _sweep(self, sweep: list[Pass]) -> list[Pass]:
+        """Run the passes of `sweep` over every part; those that removed something, in order."""
         self.status.sweep += 1
-        self.status.full_sweep = len(schedule) == len(self.main)
-        before = {p.name: self._yield(p).accepted for p in schedule}
-        self._over_parts(schedule, sweep=True)
-        return [p for p in schedule if self._yield(p).accepted > before[p.name]]
+        self.status.full_sweep = len(sweep) == len(self.schedule.main)
+        before = {p.name: self._yield(p).accepted for p in sweep}
+        self._over_parts(sweep, sweeping=True)
+        return [p for p in sweep if self._yield(p).accepted > before[p.name]]
 
     def _yield(self, p: Pass) -> PassYield:
         return self.status.per_pass.setdefault(p.name, PassYield())
 
-    def _over_parts(self, schedule: Sequence[Pass], sweep: bool = False) -> None:
+    def _over_parts(self, passes: list[Pass], sweeping: bool = False) -> None:
         for i in range(len(self.parts)):
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
-            self._revisited = self.best.text if sweep else None
-            self._coarse_mark = len(self.best.text)
-            for p in schedule:
-                self._run_pass(p)
-                if sweep:
-                    self._between(p)
-        self._revisited = None
+            self.schedule.begin(self.best.text, sweeping)
+            run = self._run_in_sweep if sweeping else self._run_pass
+            for p in passes:
+                run(p)
 
-    def _between(self, p: Pass) -> None:
-        """After `p` in a sweep: the coarse passes again if the part has shrunk enough since they
-        last ran, else the revisit passes if it has changed at all. Sizes and texts decide, so a
-        replay makes the same runs."""
-        if p in self.revisit:
-            self._revisited = self.best.text
-        if p in self.coarse:
-            if p is self.coarse[-1]:
-                self._coarse_mark = len(self.best.text)
-            return
-        if self.coarse and len(self.best.text) <= (1 - self.coarse_shrink) * self._coarse_mark:
-            again = self.coarse
-        elif self.revisit and p not in self.revisit and self.best.text != self._revisited:
-            again = self.revisit
-        else:
+    def _run_in_sweep(self, p: Pass) -> None:
+        """Run `p`, then whatever the schedule runs after it before the next pass of the sweep."""
+        self._run_pass(p)
+        for q in self.schedule.between(p, self.best.text):
+            self._run_in_sweep(q)
+
+    def _revisit(self, p: Pass) -> None:
+        """After `p` accepted a candidate: whatever the schedule runs before its next search
+        (their tests are charged to them); then `p` goes on."""
+        again = self.schedule.within(p, self.best.text)
+        if not again:
             return
         for q in again:
             self._run_pass(q)
-            self._between(q)
-
-    def _revisit(self, p: Pass, stats: PassYield) -> None:
-        """Run the revisit passes now if the part has shrunk enough since they last ran; then go
-        on with `p` (its tests are charged to it, theirs to them)."""
-        last = self._revisited  # (a revisit pass itself never triggers one: no revisit within a revisit)
-        if last is None or p in self.revisit or len(self.best.text) > (1 - self.revisit_shrink) * len(last):
-            return
-        self._charge(stats)
-        for q in self.revisit:
-            self._run_pass(q)
-        self._revisited = self.best.text
+        self.schedule.revisited(self.best.text)
         self.status.current_pass = p.name
-        self.evaluator.label = p.name
-        self._charged = (time.monotonic(), *self._counts())
-        self.on_event("pass", self.status)
+        self.hooks.on_event("pass", self.status)
 
     def _run_pass(self, p: Pass) -> None:
         if p.name in self.status.dropped or (p.needs_tree and self.best.tree is None):
             return
         self.status.current_pass = p.name
         stats = self._yield(p)
-        self.on_event("pass", self.status)
-        run = self._pass_runs
-        self._pass_runs += 1
-        start = time.monotonic()
-        clock = _PassClock(run, self.caps.get(run), start + self.pass_time_cap if self.pass_time_cap else None,
-                           self.bugs.get(run))
-        self.evaluator.label = p.name  # its tests are counted, and journalled, as this pass's
-        self._charged = (start, *self._counts())
-        level = 0
-        try:
-            while (items := self._items(p, level, clock)) is not None:
-                self._ddmin(p, level, items, stats, clock)
-                level += 1
-        except _Capped:
-            self.caps[run] = clock.searches
-            self.on_event("capped", self.status)
-        except _Broken as broken:
-            self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
-        finally:
-            self._charge(stats)
-            self.evaluator.label = ""
-
-    def _counts(self) -> tuple[int, int]:
-        c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits
-
-    def _charge(self, stats: PassYield) -> None:
-        """Add the tests, answers and time since the last charge to the running pass."""
-        now, (tests, answered) = time.monotonic(), self._counts()
-        since, tests0, answered0 = self._charged
-        stats.tests += tests - tests0
-        stats.answered += answered - answered0
-        stats.seconds += now - since
-        self._charged = (now, tests, answered)
+        with self._charges.to(p.name, stats):
+            self.hooks.on_event("pass", self.status)
+            run = self._pass_runs
+            self._pass_runs += 1
+            clock = self.replay.clock(run)
+            level = 0
+            try:
+                while (items := self._items(p, level, clock)) is not None:
+                    self._ddmin(p, level, items, stats, clock)
+                    level += 1
+            except _Capped:
+                self.replay.caps[run] = clock.searches
+                self.hooks.on_event("capped", self.status)
+            except _Broken as broken:
+                self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
 
     def _items(self, p: Pass, level: int, clock: "_PassClock") -> list[Item] | None:
         clock.replay_bug()
@@ -297,14 +253,15 @@ class Engine:
 
     def _drop(self, p: Pass, run: int, searches: int, broken: "_Broken") -> None:
         """Drop `p` for the rest of the run and report the bug."""
-        searches = self.bugs.get(run, searches)
+        bugs = self.replay.bugs
+        searches = bugs.get(run, searches)
         bug = PassBug(len(self.status.pass_bugs) + 1, p.name, run, searches, self._part, self._languages[self._part],
                       broken.level, broken.stage, broken.text, broken.edits, broken.traceback,
-                      replayed=run in self.bugs)
-        self.bugs[run] = searches
+                      replayed=run in bugs)
+        bugs[run] = searches
         self.status.pass_bugs.append(bug)
         self.status.dropped.append(p.name)
-        self.on_pass_bug(bug)
+        self.hooks.on_pass_bug(bug)
 
     def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
@@ -322,7 +279,7 @@ class Engine:
                 except _Broken as broken:  # applying its items: replay stops before this search
                     broken.searches = clock.searches - 1
                     raise
-                self._charge(stats)
+                self._charges.charge()
                 if found is None:
                     if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
                         items = self._items(p, level, clock) or []
@@ -333,7 +290,7 @@ class Engine:
                 self._accept(self._apply(level, self.best.text, items[start:start + size]), stats)
                 largest = max(largest, size)
                 pos += index * size
-                self._revisit(p, stats)
+                self._revisit(p)
                 items = self._items(p, level, clock) or []
             size //= 2
         self._chunk_start[key] = max(1, 2 * largest)
@@ -373,13 +330,13 @@ class Engine:
         self._earlier.append(list(self.parts))
         self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1
-        self.on_event("accept", self.status)
+        self.hooks.on_event("accept", self.status)
 
     def _set_parts(self, parts: list[bytes]) -> None:
         self.parts = parts
         self.best = self._source(parts[self._part])
         self.status.size = sum(map(len, parts))
-        self.on_accept(self.result())
+        self.hooks.on_accept(self.result())
 
     def _source(self, text: bytes) -> Source:
         """The part being reduced, `text`, as a Source whose `values` ask about the candidate it
@@ -402,7 +359,7 @@ class Engine:
         stall = {"size": self.status.size, "best_interesting": verdict.interesting, "reason": verdict.reason[:300]}
         self.status.stalls.append(stall)
         if verdict.interesting:
-            self.on_event("stall", self.status)
+            self.hooks.on_event("stall", self.status)
             return False
         while self._earlier:
             parts = self._earlier.pop()
@@ -412,7 +369,7 @@ class Engine:
             parts = self._start
         self._set_parts(list(parts))
         stall["rolled_back_to"] = self.status.size
-        self.on_event("rollback", self.status)
+        self.hooks.on_event("rollback", self.status)
         return True
 
 
@@ -454,3 +411,43 @@ class _PassClock:
         elif self.deadline is not None and time.monotonic() > self.deadline:
             raise _Capped
         self.searches += 1
+
+
+class _Charges:
+    """Charges the tests, answers and time spent to the pass running, and labels the evaluator's
+    tests (counted and journalled) with its name. A pass run inside another (a revisit between
+    two searches) interrupts it: the outer pass is charged up to there, and from its end on."""
+
+    def __init__(self, evaluator: Evaluator):
+        self.evaluator = evaluator
+        self._running: list[tuple[str, PassYield]] = []
+        self._since = (0.0, 0, 0)  # when the last charge was made, and the counts then
+
+    @contextmanager
+    def to(self, name: str, stats: PassYield) -> Iterator[None]:
+        """Charge to the pass `name` (its yield `stats`) while it runs."""
+        self._switch_to([*self._running, (name, stats)])
+        try:
+            yield
+        finally:
+            self._switch_to(self._running[:-1])
+
+    def charge(self) -> None:
+        """Add what was spent since the last charge to the running pass."""
+        now, (tests, answered) = time.monotonic(), self._counts()
+        since, tests0, answered0 = self._since
+        if self._running:
+            stats = self._running[-1][1]
+            stats.tests += tests - tests0
+            stats.answered += answered - answered0
+            stats.seconds += now - since
+        self._since = (now, tests, answered)
+
+    def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
+        self.charge()
+        self._running = running
+        self.evaluator.label = running[-1][0] if running else ""
+
+    def _counts(self) -> tuple[int, int]:
+        c = self.evaluator.counters
+        return c.tests, c.cache_hits + c.shared_waits

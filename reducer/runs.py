@@ -22,10 +22,10 @@ from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
 
-from . import bugreport, fileset, passes, stopping
+from . import bugreport, fileset, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
-from .engine import Engine, PassBug, Status
+from .engine import Engine, Hooks, PassBug, Replay, Status
 from .exits import (
     EXIT_BUDGET,
     EXIT_INPUT,
@@ -44,6 +44,7 @@ from .lexer import count_tokens
 from .options import RunConfig
 from .progress import Progress
 from .report import write_report
+from .schedule import Schedule
 from .source import Source, language_for
 from .values import ClangValues
 from .workdir import WorkDir, WorkDirError
@@ -227,17 +228,15 @@ class _Session:
         state.update(started=True)
         self.history: list[list[float]] = state.setdefault("history", [[self.evaluator.budget.elapsed(),
                                                                         self._size(text)]])
-        first, main_passes, last = schedule(config.passes, config.rename, config.skip_passes)
+        schedule = Schedule.from_registry(config.passes, rename=config.rename, skip=config.skip_passes,
+                                          adaptive=config.adaptive_sweeps)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
-        self.engine = Engine(self.evaluator, self.language, first=first, main=main_passes, last=last,
-                             prefilter=config.prefilter, on_accept=self._accepted, on_event=self._event,
-                             on_pass_bug=self._pass_bug, pass_time_cap=cap,
-                             caps={int(k): v for k, v in state.get("caps", {}).items()},
-                             bugs={b["run"]: b["searches"] for b in self.pass_bugs.values()},
-                             adaptive=config.adaptive_sweeps, values=self.values,
-                             revisit=[p for p in main_passes if p.name in passes.REVISIT],
-                             coarse=[p for p in main_passes if p.name in passes.COARSE])
+        replay = Replay(caps={int(k): v for k, v in state.get("caps", {}).items()},
+                        bugs={b["run"]: b["searches"] for b in self.pass_bugs.values()}, pass_time_cap=cap)
+        self.engine = Engine(self.evaluator, self.language, schedule, replay=replay, values=self.values,
+                             hooks=Hooks(on_accept=self._accepted, on_event=self._event, on_pass_bug=self._pass_bug),
+                             prefilter=config.prefilter)
         output = Path(config.output)
         try:
             self._write_result(wd.read("best") or text)
@@ -499,16 +498,6 @@ def _bug_readme(bug: PassBug, name: str, stage: str) -> str:
               f"cd {PASS_BUGS}/{bug.number} && python -c \"from reducer.passes import REGISTRY; "
               f"from reducer.source import Source; print(len({call}))\"", "```", ""]
     return "\n".join(lines)
-
-
-def schedule(pass_names: list[str] | None, rename: bool = False, skip: list[str] | tuple[str, ...] = ()):
-    """(first, main, last) passes: the default schedule, or `pass_names` as the main list; with
-    `rename`, the identifier shortening joins the main list; the passes named in `skip` are taken
-    out of all three. An unknown name is a KeyError that lists the known ones."""
-    passes.resolve(list(skip))
-    first, main, last = ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST)
-    main = [*main, "rename"] if rename and "rename" not in main else main
-    return tuple(passes.resolve([n for n in names if n not in skip]) for names in (first, main, last))
 
 
 def _cache(config: RunConfig, oracle) -> VerdictCache | None:

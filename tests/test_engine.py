@@ -1,11 +1,14 @@
 """Engine and evaluator behaviour with small in-process oracles (the CLI tests use real ones)."""
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from interestingness.verdict import Verdict
 from reducer import passes
 from reducer.edits import Edit
-from reducer.engine import Engine
+from reducer.engine import Engine, Hooks, Replay
 from reducer.evaluate import Evaluator
+from reducer.schedule import Schedule
 
 CODE = b"""int keep_me(int a, int b) { return a + b; }
 int drop1() { return 1; }
@@ -31,10 +34,11 @@ class Contains:
         return Verdict(all(n in content for n in self.needles))
 
 
-def reduce(text, oracle, jobs=1, backend="threading", **kw):
+def reduce(text, oracle, jobs=1, backend="threading", adaptive=False, **kw):
     with Evaluator(oracle, jobs, backend) as ev:
-        engine = Engine(ev, "cpp", first=passes.resolve(list(passes.FIRST)),
-                        main=passes.resolve(list(passes.MAIN)), last=passes.resolve(list(passes.LAST)), **kw)
+        schedule = Schedule(first=passes.resolve(list(passes.FIRST)), main=passes.resolve(list(passes.MAIN)),
+                            last=passes.resolve(list(passes.LAST)), adaptive=adaptive)
+        engine = Engine(ev, "cpp", schedule, **kw)
         return engine.reduce(text), ev
 
 
@@ -119,10 +123,10 @@ class Expands(passes.Pass):
 def test_a_pass_with_a_measure_of_its_own_may_grow_the_file_within_its_bound():
     text = b"keep @ @ @\n" + b"x" * 100
     with Evaluator(Contains((b"keep",)), 1) as ev:
-        engine = Engine(ev, "cpp", first=(), main=[Expands(b"ab")])
+        engine = Engine(ev, "cpp", Schedule(main=[Expands(b"ab")]))
         assert engine.reduce(text) == text.replace(b"@", b"ab")  # each step: one byte more, one @ less
     with Evaluator(Contains((b"keep",)), 1) as ev:
-        engine = Engine(ev, "cpp", first=(), main=[Expands(b"a" * 20)])
+        engine = Engine(ev, "cpp", Schedule(main=[Expands(b"a" * 20)]))
         assert engine.reduce(text) == text and ev.counters.tests == 0  # 19 bytes more: beyond a tenth
     assert engine.status.per_pass["expand"].not_smaller > 0
 
@@ -175,7 +179,7 @@ class LiesOnce:
 def test_a_best_that_stops_moving_is_tested_again_and_rolled_back_when_broken():
     oracle = LiesOnce((b"int x;", b"keep_me"), lie=b"int x;")
     with Evaluator(oracle) as ev:
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["tree-delete", "tokens"]), stall_window=4)
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(["tree-delete", "tokens"])), stall_window=4)
         out = engine.reduce(b"int x;\nint y;\nint z;\nint keep_me;\nint w;\n")
     assert b"int x;" in out and b"keep_me" in out
     assert [s.get("rolled_back_to") is not None for s in engine.status.stalls][:1] == [True]
@@ -209,8 +213,8 @@ LINES = b"".join(b"int v%d = %d;\n" % (i, i) for i in range(40)) + b"int keep_me
 def run_with(pass_, bugs=None, jobs=1):
     reported = []
     with Evaluator(Contains((b"keep_me", b"v7 ")), jobs, "threading") as ev:
-        engine = Engine(ev, "cpp", first=(), main=[pass_, *passes.resolve(["tree-delete"])],
-                        on_pass_bug=reported.append, bugs=bugs)
+        engine = Engine(ev, "cpp", Schedule(main=[pass_, *passes.resolve(["tree-delete"])]),
+                        hooks=Hooks(on_pass_bug=reported.append), replay=Replay(bugs=bugs or {}))
         return engine.reduce(LINES), engine, reported
 
 
@@ -244,7 +248,7 @@ def test_a_replay_drops_the_pass_where_the_earlier_session_did_even_when_it_does
 def test_tests_and_rejections_are_counted_for_the_pass_that_proposed_them():
     oracle = Contains((b"keep_me(1, 2)",))
     with Evaluator(oracle, 2, "threading") as ev:
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["tree-delete", "tokens", "parens"]))
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(["tree-delete", "tokens", "parens"])))
         engine.reduce(CODE)
         per_pass = engine.status.per_pass
         assert sum(y.tests for y in per_pass.values()) == ev.counters.tests == len(oracle.calls)
@@ -257,8 +261,9 @@ def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
     runs: list[tuple[int, bool, str]] = []
     oracle = Contains((b"keep_me(1, 2)",))
     with Evaluator(oracle) as ev:
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(list(passes.MAIN)), adaptive=True,
-                        on_event=lambda kind, s: kind == "pass" and runs.append((s.sweep, s.full_sweep, s.current_pass)))
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)), adaptive=True),
+                        hooks=Hooks(on_event=lambda kind, s: kind == "pass" and runs.append(
+                            (s.sweep, s.full_sweep, s.current_pass))))
         out = engine.reduce(CODE)
     sweeps = {}
     for sweep, full, name in runs:
@@ -271,7 +276,7 @@ def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
         if not full:
             assert set(names) <= set(sweeps[n - 1][1])
     with Evaluator(Contains((b"keep_me(1, 2)",))) as ev:  # a fixpoint: a full sweep removes nothing more
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(list(passes.MAIN)))
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN))))
         assert engine.reduce(out) == out
     same = {jobs: reduce(CODE, Contains((b"keep_me", b"return")), jobs, adaptive=True)[0] for jobs in (1, 3)}
     assert len(set(same.values())) == 1
@@ -325,8 +330,8 @@ class Watches(passes.REGISTRY["lines"].__class__):
 def test_revisit_passes_run_again_mid_pass_once_the_file_has_shrunk_enough():
     watch, runs = Watches(), []
     with Evaluator(Contains((b"keep_me", b"v7 ")), 1) as ev:
-        engine = Engine(ev, "cpp", first=(), main=[watch, *passes.resolve(["lines"])], revisit=[watch],
-                        on_event=lambda kind, s: kind == "pass" and runs.append((s.sweep, s.current_pass)))
+        engine = Engine(ev, "cpp", Schedule(main=[watch, *passes.resolve(["lines"])], revisit=[watch]),
+                        hooks=Hooks(on_event=lambda kind, s: kind == "pass" and runs.append((s.sweep, s.current_pass))))
         out = engine.reduce(LINES)
     assert out == b"int v7 = 7;\nint keep_me;\n"
     # sweep 1: at its start, then within `lines` after each accept that left at most 80% of the size
@@ -339,16 +344,45 @@ def test_revisit_passes_run_again_mid_pass_once_the_file_has_shrunk_enough():
     # without revisit passes: once per sweep
     plain = Watches()
     with Evaluator(Contains((b"keep_me", b"v7 ")), 1) as ev:
-        assert Engine(ev, "cpp", first=(), main=[plain, *passes.resolve(["lines"])]).reduce(LINES) == out
+        assert Engine(ev, "cpp", Schedule(main=[plain, *passes.resolve(["lines"])])).reduce(LINES) == out
     assert len(plain.seen) < len(watch.seen)
 
 
-def sweeps_of(engine_kw: dict, main, text: bytes, needles: tuple[bytes, ...]) -> dict[int, list[str]]:
+@dataclass
+class Labelled(Contains):
+    """Contains, recording the pass each test is charged to (the evaluator's label)."""
+
+    ev: Evaluator | None = None
+    labels: list = field(default_factory=list)
+
+    def test(self, content: bytes) -> Verdict:
+        self.labels.append(self.ev.label)
+        return super().test(content)
+
+
+def test_a_revisit_within_a_pass_is_charged_its_own_tests_and_the_pass_the_rest():
+    oracle = Labelled((b"keep_me", b"v7 "))
+    tokens = passes.resolve(["tokens"])  # a revisit pass with tests of its own
+    with Evaluator(oracle, 1) as ev:
+        oracle.ev = ev
+        engine = Engine(ev, "cpp", Schedule(main=[*passes.resolve(["lines"]), *tokens], revisit=tokens))
+        engine.reduce(LINES)
+    runs = [label for label, _ in groupby(oracle.labels)]
+    assert runs[:3] == ["lines", "tokens", "lines"]  # `tokens` interrupted `lines`, which went on
+    assert {n: y.tests for n, y in engine.status.per_pass.items()} == Counter(oracle.labels)
+    assert ev.label == ""
+
+
+def sweeps_of(schedule_kw: dict, main, text: bytes, needles: tuple[bytes, ...]) -> dict[int, list[str]]:
     """The passes each sweep ran, in order (a pass run counted once, however many searches)."""
     runs: dict[int, list[str]] = {}
+
+    def on_event(kind, s):
+        if kind == "pass":
+            runs.setdefault(s.sweep, []).append(s.current_pass)
+
     with Evaluator(Contains(needles), 1) as ev:
-        Engine(ev, "cpp", first=(), main=main, on_event=lambda kind, s: kind == "pass" and runs.setdefault(
-            s.sweep, []).append(s.current_pass), **engine_kw).reduce(text)
+        Engine(ev, "cpp", Schedule(main=main, **schedule_kw), hooks=Hooks(on_event=on_event)).reduce(text)
     return runs
 
 
@@ -382,7 +416,7 @@ def test_a_pass_starts_its_next_run_at_twice_the_largest_chunk_its_last_run_took
     text = b"".join(b"a%d;\n%s\n" % (i, k) for i, k in enumerate(keep))
     oracle = Contains(keep)
     with Evaluator(oracle) as ev:
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["lines"]))
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(["lines"])))
         out = engine.reduce(text)
     assert out == b"".join(k + b"\n" for k in keep)
     assert len(text.splitlines()) - min(len(c.splitlines()) for c in oracle.calls) >= 8  # run 1: big chunks
@@ -396,7 +430,7 @@ def test_a_pass_that_took_nothing_starts_its_next_run_at_single_items():
     keep = tuple(f"k{i}".encode() for i in range(8))
     oracle = Contains(keep)
     with Evaluator(oracle) as ev:
-        engine = Engine(ev, "cpp", first=(), main=passes.resolve(["lines", "tokens"]))
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(["lines", "tokens"])))
         out = engine.reduce(b"".join(k + b" x;\n" for k in keep))
     assert b"x" not in out and len(out.splitlines()) == 8
     assert any(len(c.splitlines()) <= 6 for c in oracle.calls if b"x" in c)  # sweep 1: chunks

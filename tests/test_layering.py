@@ -1,8 +1,9 @@
 """The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
-evaluator, runs, cache, work directory or oracle), and the engine reads no files and knows no
-oracle. Within reducer/passes, no pass module imports another: what passes share is in helper
-modules (base, cxx, names, folding, consteval, literals), and only the registry imports the
-passes. An `ast` walk over every module of the package, imports resolved to absolute names."""
+evaluator, runs, cache, work directory or oracle), the engine reads no files and knows no
+oracle, and the schedule decides from the passes alone (no oracle, evaluator, engine or run).
+Within reducer/passes, no pass module imports another: what passes share is in helper modules
+(base, cxx, names, folding, consteval, literals), and only the registry imports the passes.
+An `ast` walk over every module of the package, imports resolved to absolute names."""
 import ast
 from pathlib import Path
 
@@ -13,6 +14,8 @@ RULES = [
     ("interestingness", ("reducer",)),
     ("reducer.passes", ("reducer.evaluate", "reducer.runs", "reducer.cache", "reducer.workdir", "interestingness")),
     ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache")),
+    ("reducer.schedule", ("interestingness", "reducer.evaluate", "reducer.engine", "reducer.runs", "reducer.cache",
+                          "reducer.workdir")),
 ]
 
 
@@ -66,6 +69,7 @@ def test_the_checker_sees_relative_and_absolute_imports():
     assert violations("reducer.passes", imports("from ..cache import VerdictCache\n", "reducer.passes", True))
     assert violations("reducer.engine", imports("from interestingness import bundle\n", "reducer.engine", False))
     assert violations("reducer.engine", imports("from . import runs\n", "reducer.engine", False))
+    assert violations("reducer.schedule", imports("from .evaluate import Evaluator\n", "reducer.schedule", False))
     assert violations("interestingness.spill", imports("import reducer.lexer\n", "interestingness.spill", False))
     assert not violations("reducer.passes.x", imports("from ..edits import Edit\nfrom .base import Pass\n",
                                                       "reducer.passes.x", False))

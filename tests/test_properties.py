@@ -7,9 +7,10 @@ from hypothesis import strategies as st
 
 from interestingness.verdict import Verdict
 from reducer.edits import apply
-from reducer.engine import Engine
+from reducer.engine import Engine, Hooks
 from reducer.evaluate import Evaluator
 from reducer.passes import REGISTRY, resolve, FIRST, LAST, MAIN
+from reducer.schedule import Schedule
 from reducer.source import Source
 
 FRAGMENTS = [b"int ", b"x", b"y", b"(", b")", b"{", b"}", b"[", b"]", b"<", b">", b";", b",", b"=", b"1", b"0x1F",
@@ -86,8 +87,9 @@ def test_every_pass_enumerates_the_same_items_from_equal_texts(text, language):
 def test_the_engine_only_ever_tests_smaller_files(text, language, seed):
     oracle = RandomOracle(seed)
     sizes = []
-    engine = Engine(Evaluator(oracle), language, first=resolve(list(FIRST)), main=resolve(list(MAIN)),
-                    last=resolve(list(LAST)), on_accept=lambda content: sizes.append(len(content)))
+    schedule = Schedule(first=resolve(list(FIRST)), main=resolve(list(MAIN)), last=resolve(list(LAST)))
+    engine = Engine(Evaluator(oracle), language, schedule,
+                    hooks=Hooks(on_accept=lambda content: sizes.append(len(content))))
     oracle.best = lambda: engine.best.text if engine.best is not None else None
     result = engine.reduce(text)
     assert len(result) <= len(text)

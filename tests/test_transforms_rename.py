@@ -6,8 +6,9 @@ from conftest import needs_clang22
 from test_cli import reduce
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from reducer import passes, runs
+from reducer import passes
 from reducer.edits import apply
+from reducer.schedule import Schedule
 from reducer.source import Source
 
 KERNEL = PRELUDE + b"""#define TILE_ROWS 16
@@ -65,9 +66,9 @@ int main() { int CAT(counter, _value) = std::min(1, 2); return __builtin_abs(cou
 
 def test_rename_is_registered_but_only_scheduled_on_request():
     assert "rename" in passes.REGISTRY and "rename" not in passes.MAIN
-    assert [p.name for p in runs.schedule(None)[1]] == list(passes.MAIN)
-    assert [p.name for p in runs.schedule(None, True)[1]] == [*passes.MAIN, "rename"]
-    assert [p.name for p in runs.schedule(["lines"], True)[1]] == ["lines", "rename"]
+    assert [p.name for p in Schedule.from_registry(None).main] == list(passes.MAIN)
+    assert [p.name for p in Schedule.from_registry(None, rename=True).main] == [*passes.MAIN, "rename"]
+    assert [p.name for p in Schedule.from_registry(["lines"], rename=True).main] == ["lines", "rename"]
 
 
 def test_the_cli_flag_reaches_the_run_config(tmp_path, script):

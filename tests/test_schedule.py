@@ -1,0 +1,64 @@
+"""The schedule's rules, asked directly: which lists, which sweep comes next, what runs between
+two passes of a sweep and within one. tests/test_engine.py runs them through the engine."""
+import pytest
+
+from reducer import passes
+from reducer.schedule import Schedule
+
+
+def names(ps):
+    return [p.name for p in ps]
+
+
+def test_the_lists_come_from_the_registry_the_options_and_the_skips():
+    default = Schedule.from_registry()
+    assert [names(default.first), names(default.main), names(default.last)] == [
+        list(passes.FIRST), list(passes.MAIN), list(passes.LAST)]
+    assert names(default.revisit) == list(passes.REVISIT) and names(default.coarse) == list(passes.COARSE)
+    # --passes: the main list alone, with --rename at its end; the revisit and coarse passes it keeps
+    chosen = Schedule.from_registry(["lines", "unused", "tree-delete", "instantiate"], rename=True,
+                                    skip=["instantiate"])
+    assert [chosen.first, names(chosen.main), chosen.last] == [[], ["lines", "unused", "tree-delete", "rename"], []]
+    assert names(chosen.revisit) == ["unused"] and names(chosen.coarse) == ["unused", "tree-delete"]
+    skipped = Schedule.from_registry(skip=["blank", "tree-delete"])
+    assert "blank" not in names(skipped.first + skipped.main) and names(skipped.coarse) == list(passes.COARSE[:-1])
+    with pytest.raises(KeyError, match="unknown pass"):
+        Schedule.from_registry(skip=["no-such-pass"])
+
+
+def test_sweeps_of_the_main_list_go_on_until_one_removes_nothing():
+    a, b, c = passes.resolve(["lines", "tokens", "blank"])
+    plain = Schedule(main=[a, b, c])
+    assert plain.next_sweep(plain.main, [b]) is plain.main
+    assert plain.next_sweep(plain.main, []) == []
+    adaptive = Schedule(main=[a, b, c], adaptive=True)
+    assert adaptive.next_sweep(adaptive.main, [a, c]) == [a, c]
+    assert adaptive.next_sweep([a, c], [c]) == [c]
+    assert adaptive.next_sweep([c], []) is adaptive.main  # narrowed to nothing: everything again
+    assert adaptive.next_sweep(adaptive.main, []) == []
+    assert adaptive.next_sweep([a, b, c], []) is adaptive.main  # narrowed, though to every pass
+
+
+def test_between_two_passes_the_coarse_head_after_a_tenth_else_the_revisit_passes_after_any_change():
+    head, fold, fine = passes.resolve(["conditionals", "unused", "lines"])
+    s = Schedule(main=[head, fold, fine], revisit=[fold], coarse=[head])
+    s.begin(b"x" * 100, sweeping=True)
+    assert s.between(head, b"x" * 100) == [] and s.between(fold, b"x" * 100) == []
+    assert s.between(fine, b"x" * 100) == []                 # unchanged since `fold` ran
+    assert s.between(fine, b"x" * 95) == [fold]              # changed
+    assert s.between(fold, b"x" * 95) == []
+    assert s.between(fine, b"x" * 90) == [head]              # a tenth less than when `head` ended
+    assert s.between(head, b"x" * 90) == []
+    assert s.between(fine, b"x" * 90) == [fold]              # the coarse head did not run `fold`
+
+
+def test_within_a_pass_the_revisit_passes_run_once_the_part_has_shrunk_by_a_fifth():
+    fold, fine = passes.resolve(["unused", "lines"])
+    s = Schedule(main=[fold, fine], revisit=[fold])
+    s.begin(b"x" * 100, sweeping=True)
+    assert s.within(fine, b"x" * 81) == [] and s.within(fine, b"x" * 80) == [fold]
+    s.revisited(b"x" * 80)
+    assert s.within(fine, b"x" * 65) == [] and s.within(fine, b"x" * 64) == [fold]
+    assert s.within(fold, b"x") == []                        # never within one of them
+    s.begin(b"x" * 100, sweeping=False)                      # the first and last passes: never
+    assert s.within(fine, b"x") == []

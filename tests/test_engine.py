@@ -1,7 +1,7 @@
 """Engine and evaluator behaviour with small in-process oracles (the CLI tests use real ones)."""
 from dataclasses import dataclass, field
 
-from interestingness.verdict import Verdict
+from interestingness.verdict import NoConfirmation, Verdict
 from reducer import passes
 from reducer.edits import Edit
 from reducer.engine import Engine
@@ -15,13 +15,14 @@ int main() { int unused = 3; return keep_me(1, 2); }
 
 
 @dataclass
-class Contains:
+class Contains(NoConfirmation):
     """Interesting while every needle is in the candidate; counts calls."""
 
     needles: tuple[bytes, ...]
     calls: list = field(default_factory=list)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {"needles": self.needles}
@@ -66,12 +67,13 @@ def test_prefilter_keeps_parse_errors_out_and_can_be_disabled():
 
 
 @dataclass
-class FlakyMachine:
+class FlakyMachine(NoConfirmation):
     """The first test of each candidate dies of a machine failure, the retry answers."""
 
     seen: set = field(default_factory=set)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {}
@@ -151,7 +153,7 @@ def test_a_layout_key_rejects_without_a_test_but_never_accepts():
     assert len(seeing.calls) == 2
 
 @dataclass
-class LiesOnce:
+class LiesOnce(NoConfirmation):
     """Truthful but for one candidate, called interesting the first time it is seen (a wrong
     verdict in a cache, a flaky test): each failure names the first needle missing."""
 
@@ -160,6 +162,7 @@ class LiesOnce:
     calls: list = field(default_factory=list)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {}

@@ -1,6 +1,6 @@
 """The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
-evaluator, runs, cache, work directory or oracle), and the engine reads no files and knows no
-oracle. An `ast` walk over every module of the package, imports resolved to absolute names."""
+evaluator, runs, cache, work directory or oracle), and the engine reads no files, knows no
+oracle and reaches verdicts through the evaluator alone. An `ast` walk over every module of the package, imports resolved to absolute names."""
 import ast
 from pathlib import Path
 
@@ -9,8 +9,10 @@ from conftest import ROOT
 # (modules the rule applies to, imported modules it forbids), by dotted prefix
 RULES = [
     ("interestingness", ("reducer",)),
-    ("reducer.passes", ("reducer.evaluate", "reducer.runs", "reducer.cache", "reducer.workdir", "interestingness")),
-    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache")),
+    ("reducer.passes", ("reducer.evaluate", "reducer.verdicts", "reducer.pool", "reducer.runs", "reducer.cache",
+                        "reducer.workdir", "interestingness")),
+    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache",
+                        "reducer.verdicts", "reducer.pool")),
 ]
 
 

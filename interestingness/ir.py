@@ -25,7 +25,7 @@ from interestingness.metrics import Metrics, analyse, demangle
 from interestingness.predicates import Predicate, PredicateError
 from interestingness.process import Completed, run
 from interestingness.toolchain import ToolchainError, file_sha256, llvm_lib_hashes
-from interestingness.verdict import Verdict
+from interestingness.verdict import NoConfirmation, Verdict
 
 LLC, ALT = "llc", "alt"
 SIDES = (LLC, ALT)
@@ -145,7 +145,7 @@ class LlcRun:
 
 
 @dataclass(frozen=True)
-class IrOracle:
+class IrOracle(NoConfirmation):
     """Implements `interestingness.verdict.Oracle` on module bytes. `resolve(original)` picks the
     target kernel (and the MFMA count of the default predicate) before any `test`."""
 
@@ -166,6 +166,7 @@ class IrOracle:
     undef_limit: int | None = None  # set by resolve, with undef_guard
     needs_loop: bool = False  # set by resolve: the original spills inside a loop
     ignores_layout = False  # candidates are bitcode
+    tree = None  # one module
 
     def __post_init__(self):
         if self.predicate:

@@ -18,7 +18,7 @@ from typing import Any
 
 from .bundle import Tree, materialise
 from .process import run, test_dir
-from .verdict import Verdict
+from .verdict import NoConfirmation, Verdict
 
 # Signals that mean the machine, not the candidate, failed (OOM killer, bus error on full disk).
 _INFRA_SIGNALS = {9, 7}
@@ -29,7 +29,7 @@ class ScriptError(Exception):
 
 
 @dataclass(frozen=True)
-class ScriptOracle:
+class ScriptOracle(NoConfirmation):
     script: Path
     filename: str
     timeout: float | None = None

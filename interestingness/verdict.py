@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .bundle import Tree
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -28,6 +30,12 @@ class Oracle(Protocol):
     # (a compiler's view; not a script's, which may grep anything). Lets the reducer give
     # layout-only variants of a tested candidate the same verdict without a test.
     ignores_layout: bool
+    # The tree whose file sets (interestingness.bundle) are the candidates; None when a candidate
+    # is the one file under reduction.
+    tree: Tree | None
+    # How many independent checks `confirm` makes, for checks too costly to run on every
+    # candidate (0: none; see NoConfirmation).
+    confirm_steps: int
 
     def identity(self) -> dict[str, Any]:
         """Everything besides the candidate's bytes that decides a verdict (for cache keys)."""
@@ -35,9 +43,16 @@ class Oracle(Protocol):
     def test(self, content: bytes) -> Verdict:
         """Test one candidate of the file under reduction. Must be safe to call concurrently."""
 
-    # Optional, for checks too costly to run on every candidate:
-    #     confirm_steps: int   how many independent checks (0: none)
-    #     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict
-    # called only for a candidate about to be kept, with its interesting `test` verdict, once per
-    # step (the evaluator may run the steps in parallel). The candidate is kept when every step
-    # says interesting (the spill oracle's init guard: one step per initialisation mode).
+    def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
+        """Check `step` of a candidate about to be kept, whose `test` gave the interesting
+        `verdict`. The evaluator may run the steps in parallel; the candidate is kept when every
+        step says interesting (the spill oracle's init guard: one step per initialisation mode)."""
+
+
+class NoConfirmation:
+    """For an oracle whose `test` is the whole check: `confirm` is never called."""
+
+    confirm_steps = 0
+
+    def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
+        return verdict

@@ -19,7 +19,7 @@ from interestingness import bundle
 
 from .budget import Budget, format_seconds
 from .engine import Status
-from .evaluate import Counters
+from .verdicts import Counters
 from .lexer import count_tokens
 
 

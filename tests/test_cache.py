@@ -2,7 +2,7 @@
 import threading
 
 from interestingness.spill import SpillOracle
-from interestingness.verdict import Verdict
+from interestingness.verdict import NoConfirmation, Verdict
 import reducer.cache as reducer_cache
 from reducer.cache import VerdictCache
 from reducer.evaluate import Evaluator
@@ -50,11 +50,12 @@ def test_lru_bounds_hold(tmp_path):
     assert off.get(b"x") is None and not (tmp_path / "off").exists()
 
 
-class CountingOracle:
+class CountingOracle(NoConfirmation):
     def __init__(self):
         self.calls, self.lock = [], threading.Lock()
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {}

@@ -3,7 +3,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from interestingness.verdict import Verdict
+from interestingness.verdict import NoConfirmation, Verdict
 from reducer import passes
 from reducer.edits import Edit
 from reducer.engine import Engine, Hooks, Replay
@@ -18,13 +18,14 @@ int main() { int unused = 3; return keep_me(1, 2); }
 
 
 @dataclass
-class Contains:
+class Contains(NoConfirmation):
     """Interesting while every needle is in the candidate; counts calls."""
 
     needles: tuple[bytes, ...]
     calls: list = field(default_factory=list)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {"needles": self.needles}
@@ -70,12 +71,13 @@ def test_prefilter_keeps_parse_errors_out_and_can_be_disabled():
 
 
 @dataclass
-class FlakyMachine:
+class FlakyMachine(NoConfirmation):
     """The first test of each candidate dies of a machine failure, the retry answers."""
 
     seen: set = field(default_factory=set)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {}
@@ -155,7 +157,7 @@ def test_a_layout_key_rejects_without_a_test_but_never_accepts():
     assert len(seeing.calls) == 2
 
 @dataclass
-class LiesOnce:
+class LiesOnce(NoConfirmation):
     """Truthful but for one candidate, called interesting the first time it is seen (a wrong
     verdict in a cache, a flaky test): each failure names the first needle missing."""
 
@@ -164,6 +166,7 @@ class LiesOnce:
     calls: list = field(default_factory=list)
 
     ignores_layout = False
+    tree = None
 
     def identity(self):
         return {}

@@ -1,9 +1,10 @@
 """The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
-evaluator, runs, cache, work directory or oracle), the engine reads no files and knows no
-oracle, and the schedule decides from the passes alone (no oracle, evaluator, engine or run).
-Within reducer/passes, no pass module imports another: what passes share is in helper modules
-(base, cxx, names, folding, consteval, literals), and only the registry imports the passes.
-An `ast` walk over every module of the package, imports resolved to absolute names."""
+evaluator, runs, cache, work directory or oracle), the engine reads no files, knows no oracle
+and reaches verdicts through the evaluator alone, and the schedule decides from the passes alone
+(no oracle, evaluator, engine or run). Within reducer/passes, no pass module imports another:
+what passes share is in helper modules (base, cxx, names, folding, consteval, literals), and only
+the registry imports the passes. An `ast` walk over every module of the package, imports
+resolved to absolute names."""
 import ast
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from conftest import ROOT
 # (modules the rule applies to, imported modules it forbids), by dotted prefix
 RULES = [
     ("interestingness", ("reducer",)),
-    ("reducer.passes", ("reducer.evaluate", "reducer.runs", "reducer.cache", "reducer.workdir", "interestingness")),
-    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache")),
+    ("reducer.passes", ("reducer.evaluate", "reducer.verdicts", "reducer.pool", "reducer.runs", "reducer.cache",
+                        "reducer.workdir", "interestingness")),
+    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache",
+                        "reducer.verdicts", "reducer.pool")),
     ("reducer.schedule", ("interestingness", "reducer.evaluate", "reducer.engine", "reducer.runs", "reducer.cache",
                           "reducer.workdir")),
 ]

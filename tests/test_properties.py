@@ -5,7 +5,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interestingness.verdict import Verdict
+from interestingness.verdict import NoConfirmation, Verdict
 from reducer.edits import apply
 from reducer.engine import Engine, Hooks
 from reducer.evaluate import Evaluator
@@ -26,10 +26,11 @@ sources = st.one_of(
 LANGUAGES = ("cuda", "cpp", "text")
 
 
-class RandomOracle:
+class RandomOracle(NoConfirmation):
     """Interesting at random (seeded), recording what it was asked."""
 
     ignores_layout = False
+    tree = None
 
     def __init__(self, seed: int):
         self.rng, self.asked = random.Random(seed), []

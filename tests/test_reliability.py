@@ -90,11 +90,12 @@ def test_a_script_that_accepts_everything_is_refused_before_reducing(tmp_path):
 
 
 def test_the_evaluator_still_never_calls_an_empty_file_interesting():
-    from interestingness.verdict import Verdict
+    from interestingness.verdict import NoConfirmation, Verdict
     from reducer.evaluate import Evaluator
 
-    class Yes:
+    class Yes(NoConfirmation):
         ignores_layout = False
+        tree = None
 
         def identity(self):
             return {}

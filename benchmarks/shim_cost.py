@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from interestingness.compile import LTO, NOLTO  # noqa: E402
-from interestingness.spill import SpillOracle  # noqa: E402
+from interestingness.spill import SpillSetup  # noqa: E402
 from reducer.flatten import flatten, include_dirs  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     flags = shlex.split((args.case / "flags").read_text())
     repro = args.case / "repro.hip"
     flat, _ = flatten(repro, repro.read_bytes(), include_dirs(flags, ROOT))
-    full = SpillOracle(repro, flags, hip_headers="shim", cwd=ROOT).compiler
+    full = SpillSetup(repro, flags, hip_headers="shim", cwd=ROOT).compiler
     lean = dataclasses.replace(full, hip=full.hip.lean())
     kinds = {"LTO side": lambda c: c.compile(LTO, flat), "no-LTO side": lambda c: c.compile(NOLTO, flat),
              "front end only": lambda c: c.diagnostics(flat)}

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from interestingness.spill import SpillOracle  # noqa: E402
+from interestingness.spill import SpillOracle, SpillSetup  # noqa: E402
 
 
 def main() -> int:
     name = os.environ["SPILL_FILE"]
-    oracle = SpillOracle(name, shlex.split(os.environ.get("SPILL_FLAGS", "")), kernels=None)
-    oracle.targets = tuple(os.environ["SPILL_KERNEL"].split())
-    oracle.uninitialized = int(os.environ["SPILL_UNINIT"]) if "SPILL_UNINIT" in os.environ else None
+    setup = SpillSetup(name, shlex.split(os.environ.get("SPILL_FLAGS", "")))
+    oracle = SpillOracle(setup.compiler, setup.predicate, os.environ["SPILL_KERNEL"].split(),
+                         uninitialized=int(os.environ["SPILL_UNINIT"]) if "SPILL_UNINIT" in os.environ else None)
     return 0 if oracle.test(Path(name).read_bytes()).interesting else 1
 
 

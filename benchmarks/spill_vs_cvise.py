@@ -24,7 +24,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from interestingness.check import run_check  # noqa: E402
-from interestingness.spill import SpillOracle  # noqa: E402
+from interestingness.spill import SpillSetup  # noqa: E402
 from reducer.flatten import flatten, include_dirs  # noqa: E402
 from reducer.lexer import count_tokens  # noqa: E402
 
@@ -44,7 +44,7 @@ def run_cvise(src: Path, abs_flags: list[str], kernel: str, jobs: int, limit: Ca
     script = cv / "test.sh"
     script.write_text(f"#!/bin/bash\necho x >> {calls}\nexec {sys.executable} {ROOT / 'benchmarks/spill_test.py'}\n")
     script.chmod(0o755)
-    uninit = SpillOracle(src, abs_flags).compiler.uninitialized(src.read_bytes())
+    uninit = SpillSetup(src, abs_flags).compiler.uninitialized(src.read_bytes())
     env = {**os.environ, "SPILL_FILE": src.name, "SPILL_FLAGS": shlex.join(abs_flags), "SPILL_KERNEL": kernel,
            "SPILL_UNINIT": str(uninit)}
     start = time.monotonic()

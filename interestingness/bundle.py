@@ -74,11 +74,6 @@ def joined(data: bytes) -> bytes:
     return b"".join(text for _, text in decode(data)) if is_bundle(data) else data
 
 
-def total_size(data: bytes) -> int:
-    """Bytes of all members' texts (what a user calls the size of the file set)."""
-    return len(joined(data))
-
-
 def materialise(directory: Path, data: bytes) -> list[Path]:
     """Write every member below `directory` (made as needed); the paths, main file first."""
     paths = []

@@ -10,7 +10,7 @@ from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
 from interestingness.metrics import METRICS, demangle
 from interestingness.predicates import DEFAULT_PREDICATE
-from interestingness.spill import SpillOracle, focused
+from interestingness.spill import SpillSetup, focused
 
 
 def run_check(
@@ -33,41 +33,41 @@ def run_check(
     `tree` it is a file set of that tree (interestingness.bundle). `targets`: the kernels a
     reduction of the file would keep interesting (one of them with `focus`, as runs do)."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
-    oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
-                         hip_headers=hip_headers)
+    setup = SpillSetup(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
+                       hip_headers=hip_headers)
     source = Path(path).read_bytes() if content is None else content
-    m = oracle.measure(source)
-    hip = oracle.compiler.hip
-    mine = [*user_dirs(oracle.compiler.flags), oracle.compiler.source_dir]
+    m = setup.measure(source)
+    hip = setup.compiler.hip
+    mine = [*user_dirs(setup.compiler.flags), setup.compiler.source_dir]
     # every header the build reads from outside the candidate, and who provides it (yours, ROCm, shim, system)
-    headers = [{"header": h, "from": hip.origin(h, mine)} for h in oracle.compiler.headers(source)]
+    headers = [{"header": h, "from": hip.origin(h, mine)} for h in setup.compiler.headers(source)]
     all_kernels = m.kernel_names()
-    selected = ([k for found in oracle.match(m, names).values() for k in found] if names else all_kernels)
-    plain = demangle(all_kernels, oracle.toolchain)
+    selected = ([k for found in setup.match(m, names).values() for k in found] if names else all_kernels)
+    plain = demangle(all_kernels, setup.toolchain)
     kernels = []
     for k in all_kernels:
-        ok, why = oracle.kernel_verdict(m, k)
+        ok, why = setup.kernel_verdict(m, k)
         kernels.append({"name": k, "demangled": plain[k], "selected": k in selected,
                         **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
                         "interesting": ok, "reason": why})
     verdicts = [k["interesting"] for k in kernels if k["selected"]]
     showing = [k["name"] for k in kernels if k["selected"] and k["interesting"]]
-    tc = oracle.toolchain
+    tc = setup.toolchain
     chosen = [k["name"] for k in kernels if k["selected"]]
-    init = oracle.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
+    init = setup.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
     return {
         "toolchain": {"clang": tc.clang, "version": tc.version, "commit": tc.commit, "affected": tc.affected},
         "interesting": bool(verdicts) and (all(verdicts) if names else any(verdicts)),
-        "predicate": oracle.predicate.source,
+        "predicate": setup.predicate.source,
         "kernel_filter": names or None,
-        "flags": list(oracle.compiler.flags),
-        "dropped_flags": list(oracle.dropped_flags),
+        "flags": list(setup.compiler.flags),
+        "dropped_flags": list(setup.dropped_flags),
         "headers": headers,
         "hip_headers": {"mode": hip.mode, "description": hip.describe(), "flags": list(hip.before),
                         "used": [h for h in headers if f"{os.sep}hip{os.sep}" in h["header"]]},
         "compiles": {side: {"ok": c.ok, "seconds": round(c.seconds, 3), "failure": c.failure,
                             "message": c.message, "command": list(c.command),
-                            "by_hand": oracle.compiler.by_hand(side, path), "uninitialized": c.uninitialized}
+                            "by_hand": setup.compiler.by_hand(side, path), "uninitialized": c.uninitialized}
                      for side, c in m.compiled.items()},
         "kernels": kernels,
         "init_guard": init,  # -ftrivial-auto-var-init mode -> how the selected kernels' LTO code differs, "" if not

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from interestingness.compile import LTO
 from interestingness.metrics import Metrics, analyse
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillSetup
 
 _PARTITION = re.compile(r"\.(\d+)\.5\.precodegen\.bc$")
 
@@ -34,7 +34,7 @@ class Precodegen:
 
 def build_precodegen(source: str | os.PathLike, flags: Sequence[str], clang: str | None = None,
                      timeout: float = 300.0, tmp_dir: str | os.PathLike | None = None) -> Precodegen:
-    compiler = SpillOracle(source, flags, clang, timeout=timeout, tmp_dir=tmp_dir).compiler
+    compiler = SpillSetup(source, flags, clang, timeout=timeout, tmp_dir=tmp_dir).compiler
     compiled = replace(compiler, keep_artifacts=True).compile(LTO, Path(source).read_bytes(), emit="precodegen")
     try:
         if not compiled.ok:

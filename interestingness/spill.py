@@ -4,10 +4,14 @@ LTO but not without it?
 Each test compiles the LTO side first and evaluates the predicate with the no-LTO side unknown;
 only when that leaves the answer open is the no-LTO side compiled (most candidates a reducer
 tries lose the spill, so this halves their cost).
+
+An oracle is built whole, in two stages: a `SpillSetup` holds what is known before the original
+is seen (compiler, predicate, kernels named, guards asked for), and its `resolve` builds the
+original and decides the rest (targets, guard levels, lean shim, PCH), or its `restore` takes a
+resumed run's recorded decisions without a build. `reduce check` needs only the setup.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import os
@@ -15,7 +19,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree
@@ -50,10 +54,16 @@ class Measurement:
         return list(names)
 
 
-class SpillOracle:
-    """Implements `interestingness.verdict.Oracle`. Call `resolve_targets(original)` before `test`."""
+def measure(compiler: Compiler, content: bytes, extra: Sequence[str] = ()) -> Measurement:
+    """Both sides of `content` built by `compiler` (no laziness), with `extra` flags."""
+    compiled = {side: compiler.compile(side, content, extra=extra) for side in SIDES}
+    metrics = {side: analyse(c.asm) if c.ok else None for side, c in compiled.items()}
+    return Measurement(compiled, metrics)
 
-    ignores_layout = True  # codegen sees tokens and line numbers, not spacing or comments
+
+class SpillSetup:
+    """What a spill oracle is built from before the original is seen; `resolve` and `restore`
+    build the oracle itself."""
 
     def __init__(
         self,
@@ -76,12 +86,22 @@ class SpillOracle:
         """With `tree`, candidates are file sets of it (interestingness.bundle): each test
         compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
         main file's directory pointing to their copies, so every header the set holds, found
-        through either or relative to the file including it, is read from the candidate."""
+        through either or relative to the file including it, is read from the candidate.
+        The guards are asked for here and applied at the levels the original passes (`resolve`):
+        - `ub_guard`: a candidate may not warn of more uninitialized uses than the original;
+          reductions love `int i; for (; i < n; ...)`, and a test case with undefined behaviour
+          is rejected by the compiler engineers it is meant for.
+        - `init_guard`: an interesting candidate is built again with every automatic variable
+          zero- and pattern-initialised (-ftrivial-auto-var-init). At level "code" the target
+          kernels' LTO code must not change: nothing is read before it is written. At level
+          "verdict", for an original whose code changes even so, the candidate must stay
+          interesting (both sides): its spill does not depend on what an uninitialised read returns.
+        - `loop_guard`: a target whose original spills inside a loop must go on doing so (metric
+          loop_spill_ops): no drift to a straight-line kernel that spills for another reason."""
         tc = toolchain if isinstance(toolchain, Toolchain) else find_toolchain(toolchain)
         cwd = Path(cwd or os.getcwd())
         source = Path(cwd, file_name)
         effective, self.dropped_flags = prepare_flags(flags, cwd)
-        self.tree = tree
         name, source_dir = source.name, os.path.normpath(source.parent)
         if tree is not None:  # the copies first; the originals after them, for files not in the set
             effective = (*tree.rewrite_flags(effective, TREE_DIR), "-iquote" + source_dir)
@@ -94,54 +114,15 @@ class SpillOracle:
         self.source = source
         self.predicate = Predicate(predicate)
         self.kernels = tuple(kernels) if kernels else None
-        self.targets: tuple[str, ...] | None = None  # mangled names, set by resolve_targets
-        # every kernel the predicate holds for on the original (targets are one of them with focus)
-        self.interesting: tuple[str, ...] | None = None
-        # what the original includes from outside the candidate, set by resolve_targets
-        self.headers_sha256: str | None = None
-        # With the guard, a candidate may not warn of more uninitialized uses than the original
-        # (set by resolve_targets): reductions love `int i; for (; i < n; ...)`, and a test case
-        # with undefined behaviour is rejected by the compiler engineers it is meant for.
-        self.ub_guard = ub_guard
-        self.uninitialized: int | None = None
-        # The init guard builds an interesting candidate again with every automatic variable zero-
-        # and pattern-initialised (-ftrivial-auto-var-init). At level "code" the target kernels'
-        # LTO code must not change: nothing is read before it is written. At level "verdict", for
-        # an original whose code changes even so, the candidate must stay interesting (both sides):
-        # its spill does not depend on what an uninitialised read returns.
-        # With the loop guard, a target whose original spills inside a loop must go on doing so
-        # (metric loop_spill_ops): no drift to a straight-line kernel that spills for another reason.
-        # Each applies at the strictest level the original passes (resolve_targets sets `guards`).
-        self.guards: dict[str, Any] = {"init": "code" if init_guard else False, "loop": loop_guard}
-        self.loop_targets: tuple[str, ...] = ()
-        self.guards_off: list[str] = []  # why a guard the user asked for was left off
+        self.ub_guard, self.init_guard, self.loop_guard = ub_guard, init_guard, loop_guard
 
     @property
     def toolchain(self) -> Toolchain:
         return self.compiler.toolchain
 
-    def identity(self) -> dict[str, Any]:
-        return {
-            "oracle": IDENTITY_VERSION,
-            "toolchain": self.toolchain.identity(),
-            "commands": {side: self.compiler.command(side) for side in SIDES},
-            "predicate": self.predicate.canonical,
-            "kernels": list(self.kernels) if self.kernels else None,
-            "targets": list(self.targets) if self.targets is not None else None,
-            "hip_headers": self.compiler.hip.identity(),
-            "headers_sha256": self.headers_sha256,
-            "uninitialized_limit": self.uninitialized,
-            "init_guard": self.guards["init"],
-            "loop_targets": list(self.loop_targets),
-            "env": dict(self.compiler.env),
-            "timeout": self.compiler.timeout,
-        }
-
     def measure(self, content: bytes, extra: Sequence[str] = ()) -> Measurement:
         """Compile both sides (no laziness), with `extra` flags: for seeding and for `reduce check`."""
-        compiled = {side: self.compiler.compile(side, content, extra=extra) for side in SIDES}
-        metrics = {side: analyse(c.asm) if c.ok else None for side, c in compiled.items()}
-        return Measurement(compiled, metrics)
+        return measure(self.compiler, content, extra)
 
     def match(self, measurement: Measurement, names: Sequence[str]) -> dict[str, list[str]]:
         """{user name: kernels it selects}: the mangled name itself or a demangled substring; a
@@ -169,9 +150,15 @@ class SpillOracle:
             return True, ""
         return False, f"predicate false for {kernel}: {self.predicate.explain(lto, nolto)}"
 
-    def resolve_targets(self, original: bytes, focus: bool = False) -> SpillOracle:
-        """A copy whose targets are the kernels (named ones, or else all) the predicate holds for;
-        with `focus`, only one of them (`focus_target`), unless the user named several."""
+    def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
+        """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
+        plain = code_digests(lto_asm, kernels)
+        return {mode: init_difference(self.compiler, content, plain, kernels, mode) for mode in INIT_MODES}
+
+    def resolve(self, original: bytes, focus: bool = False) -> SpillOracle:
+        """The oracle whose targets are the kernels (named ones, or else all) the predicate holds
+        for on `original`; with `focus`, only one of them (`focus_target`), unless the user named
+        several. The guards apply at the strictest level the original passes."""
         m = self.measure(original)
         for side, c in m.compiled.items():
             if not c.ok:
@@ -195,71 +182,127 @@ class SpillOracle:
             raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
         lto = by_target(m.metrics[LTO], targets)
-        loops = tuple(t for t in targets if self.guards["loop"] and (lto[t].get("loop_spill_ops") or 0) > 0)
+        loops = tuple(t for t in targets if self.loop_guard and (lto[t].get("loop_spill_ops") or 0) > 0)
         lean_hip = self.compiler.hip.lean()
         lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
-        resolved = self.with_targets(targets, original, m.compiled[LTO].uninitialized, loops, lean_shim=lean, pch=pch)
-        resolved.interesting = interesting
-        if self.guards["init"]:
+        headers = files_sha256(self.compiler.headers(original))
+
+        def oracle(init_guard: str | bool, guards_off: list[str]) -> SpillOracle:
+            return SpillOracle(dataclasses.replace(chosen, pch=pch), self.predicate, targets, kernels=self.kernels,
+                               uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
+                               loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
+                               showing_effect=interesting, guards_off=guards_off)
+
+        resolved = oracle("code" if self.init_guard else False, [])
+        if self.init_guard:
             plain = code_digests(m.compiled[LTO].asm, targets)
             failed = resolved._init_failures(original, plain)
             if failed:
-                resolved.guards = {**resolved.guards, "init": "verdict"}
-                resolved.guards_off.append(f"the init guard compares verdicts only: the original itself {failed}")
+                resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself {failed}"])
                 failed = resolved._init_failures(original, plain)
             if failed:
-                resolved.guards = {**resolved.guards, "init": False}
-                resolved.guards_off.append(f"the init guard is off: the original itself {failed}")
-        if self.guards["loop"] and not loops:
+                resolved = oracle(False, [*resolved.guards_off, f"the init guard is off: the original itself {failed}"])
+        if self.loop_guard and not loops:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved
 
+    def restore(self, settings: Mapping[str, Any], original: bytes) -> SpillOracle:
+        """The oracle `resolve` gave a run, from what it decided (`SpillOracle.settings`), with no
+        build of the original: a resumed run's. The UB guard's limit is counted again, by a
+        syntax-only run of the original."""
+        compiler = self.compiler
+        if settings.get("lean_shim"):  # (already lean: as it is)
+            compiler = dataclasses.replace(compiler, hip=compiler.hip.lean() or compiler.hip)
+        headers = files_sha256(self.compiler.headers(original))
+        return SpillOracle(dataclasses.replace(compiler, pch=settings.get("pch", False)), self.predicate,
+                           settings["targets"], kernels=self.kernels,
+                           uninitialized=self.compiler.uninitialized(original) if self.ub_guard else None,
+                           loop_targets=settings.get("loop_targets", ()),
+                           init_guard=settings.get("init_guard", "code" if self.init_guard else False),
+                           headers_sha256=headers)
+
     def _builds_the_same(self, original: bytes, m: Measurement, compiler: Compiler) -> bool:
         """Whether the original builds the same code and figures, both sides, with `compiler` as
-        with this oracle's (`m`). A cheaper variant of the commands is used only then: the shim's
+        with the setup's (`m`). A cheaper variant of the commands is used only then: the shim's
         lean variant (`HipHeaders.lean`, part of the commands, so of the identity: a candidate
         that needs the missing headers fails to build and is refused) or the prefix PCH (the same
         tokens, so not part of the identity). Decided once, from the original (notes/oracle.md)."""
-        other = copy.copy(self)
-        other.compiler = compiler
-        o = other.measure(original)
+        o = measure(compiler, original)
         if not all(c.ok for c in o.compiled.values()) or o.metrics != m.metrics:
             return False
         kernels = m.kernel_names()
         return all(code_digests(o.compiled[s].asm, kernels) == code_digests(m.compiled[s].asm, kernels) for s in SIDES)
 
-    def with_targets(self, targets: Sequence[str], original: bytes, uninitialized: int | None = None,
-                     loop_targets: Sequence[str] = (), init_guard: str | bool | None = None,
-                     lean_shim: bool = False, pch: bool = False) -> SpillOracle:
-        """A copy with targets known already (a resumed run's): no build of the original. The UB
-        guard's limit is `uninitialized` when a build of the original counted it, else it is
-        counted by a syntax-only run. `loop_targets` and `init_guard` are the guards that apply;
-        `lean_shim`, `pch`: the original builds the same with them (`_builds_the_same`)."""
-        resolved = copy.copy(self)
-        if lean_shim:  # (already lean: as it is)
-            resolved.compiler = dataclasses.replace(self.compiler, hip=self.compiler.hip.lean() or self.compiler.hip)
-        resolved.compiler = dataclasses.replace(resolved.compiler, pch=pch)
-        resolved.targets = tuple(targets)
-        resolved.headers_sha256 = files_sha256(self.compiler.headers(original))
-        if self.ub_guard:
-            resolved.uninitialized = uninitialized if uninitialized is not None else self.compiler.uninitialized(original)
-        resolved.loop_targets = tuple(loop_targets)
-        resolved.guards = {**self.guards, **({} if init_guard is None else {"init": init_guard})}
-        resolved.guards_off = list(self.guards_off)
-        return resolved
+
+class SpillOracle:
+    """Implements `interestingness.verdict.Oracle` for fixed target kernels (mangled names), with
+    the guards at fixed levels. `SpillSetup.resolve` or `restore` builds a run's; a test that knows
+    its targets already (benchmarks/spill_test.py) builds one directly."""
+
+    ignores_layout = True  # codegen sees tokens and line numbers, not spacing or comments
+
+    def __init__(
+        self,
+        compiler: Compiler,
+        predicate: Predicate,
+        targets: Sequence[str],
+        *,
+        kernels: Sequence[str] | None = None,
+        uninitialized: int | None = None,
+        loop_targets: Sequence[str] = (),
+        init_guard: str | bool = False,
+        headers_sha256: str | None = None,
+        showing_effect: Sequence[str] = (),
+        guards_off: Sequence[str] = (),
+    ):
+        """`kernels`: the names the user gave; `uninitialized`: the UB guard's limit (None: no
+        guard); `loop_targets`: the targets the loop guard binds; `init_guard`: "code", "verdict"
+        or False (`SpillSetup` says what each means); `headers_sha256`: what the original includes
+        from outside the candidate. `showing_effect` (every kernel the predicate holds for on the
+        original; the targets are one of them with focus) and `guards_off` (why a guard the user
+        asked for is off) are what resolving found, for the run to say."""
+        self.compiler = compiler
+        self.tree = compiler.tree
+        self.predicate = predicate
+        self.targets = tuple(targets)
+        self.kernels = tuple(kernels) if kernels else None
+        self.uninitialized = uninitialized
+        self.loop_targets = tuple(loop_targets)
+        self.init_guard = init_guard
+        self.headers_sha256 = headers_sha256
+        self.showing_effect = tuple(showing_effect)
+        self.guards_off = list(guards_off)
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return self.compiler.toolchain
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "oracle": IDENTITY_VERSION,
+            "toolchain": self.toolchain.identity(),
+            "commands": {side: self.compiler.command(side) for side in SIDES},
+            "predicate": self.predicate.canonical,
+            "kernels": list(self.kernels) if self.kernels else None,
+            "targets": list(self.targets),
+            "hip_headers": self.compiler.hip.identity(),
+            "headers_sha256": self.headers_sha256,
+            "uninitialized_limit": self.uninitialized,
+            "init_guard": self.init_guard,
+            "loop_targets": list(self.loop_targets),
+            "env": dict(self.compiler.env),
+            "timeout": self.compiler.timeout,
+        }
 
     def settings(self) -> dict[str, Any]:
-        """What resolve_targets decided, for `with_targets` in a resumed run."""
-        return {"targets": list(self.targets or ()), "loop_targets": list(self.loop_targets),
-                "init_guard": self.guards["init"], "lean_shim": self.compiler.hip.is_lean,
-                "pch": self.compiler.pch}
+        """What resolving decided, for `SpillSetup.restore` in a resumed run."""
+        return {"targets": list(self.targets), "loop_targets": list(self.loop_targets),
+                "init_guard": self.init_guard, "lean_shim": self.compiler.hip.is_lean, "pch": self.compiler.pch}
 
     def test(self, content: bytes) -> Verdict:
         """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""
-        if self.targets is None:
-            raise RuntimeError("SpillOracle.test before resolve_targets(original)")
         start = time.monotonic()
         verdict = self._test(content)
         return dataclasses.replace(verdict, seconds=time.monotonic() - start)
@@ -267,7 +310,7 @@ class SpillOracle:
     @property
     def confirm_steps(self) -> int:
         """The init guard's checks, one per -ftrivial-auto-var-init mode (none when it is off)."""
-        return len(INIT_MODES) if self.guards["init"] else 0
+        return len(INIT_MODES) if self.init_guard else 0
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
         """The init guard with INIT_MODES[step], for a candidate about to be kept (`verdict` is
@@ -278,33 +321,11 @@ class SpillOracle:
         return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
                        seconds=time.monotonic() - start)
 
-    def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
-        """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
-        plain = code_digests(lto_asm, kernels)
-        return {mode: self._init_difference(content, plain, kernels, mode) for mode in INIT_MODES}
-
-    def _init_difference(self, content: bytes, plain: dict[str, list], kernels: Sequence[str], mode: str) -> str:
-        """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
-        instructions of the plain build (`plain`: code_digests). When nothing is read before it is
-        written, every initialising store is dead and the code is the same; when it differs, a
-        kernel reads an automatic variable before writing it (the undefined value is what the
-        optimiser folded). Same code also means the same figures, so the spill differential holds
-        with the variables initialised."""
-        c = self.compiler.compile(LTO, content, extra=(f"-ftrivial-auto-var-init={mode}",))
-        if not c.ok:
-            return f"does not build ({c.failure}): {c.message}"
-        other = code_digests(c.asm, kernels)
-        changed = [k for k in kernels if other.get(k) != plain.get(k)]
-        if not changed:
-            return ""
-        k = changed[0]
-        return f"other code for {k} ({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)"
-
     def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
         it does (`plain`: code_digests of its plain LTO build)."""
-        if self.guards["init"] == "code":
-            if diff := self._init_difference(content, plain, self.targets, mode):
+        if self.init_guard == "code":
+            if diff := init_difference(self.compiler, content, plain, self.targets, mode):
                 return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
         elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
             return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
@@ -359,6 +380,25 @@ class SpillOracle:
         """Whether the LTO side alone settles the answer: false for one target, or true for all."""
         results = [self.predicate.evaluate(lto[t], None) for t in self.targets]
         return False in results or all(r is True for r in results)
+
+
+def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], kernels: Sequence[str],
+                    mode: str) -> str:
+    """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
+    instructions of the plain build (`plain`: code_digests). When nothing is read before it is
+    written, every initialising store is dead and the code is the same; when it differs, a
+    kernel reads an automatic variable before writing it (the undefined value is what the
+    optimiser folded). Same code also means the same figures, so the spill differential holds
+    with the variables initialised."""
+    c = compiler.compile(LTO, content, extra=(f"-ftrivial-auto-var-init={mode}",))
+    if not c.ok:
+        return f"does not build ({c.failure}): {c.message}"
+    other = code_digests(c.asm, kernels)
+    changed = [k for k in kernels if other.get(k) != plain.get(k)]
+    if not changed:
+        return ""
+    k = changed[0]
+    return f"other code for {k} ({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)"
 
 
 def focused(measurement: Measurement, interesting: Sequence[str], named: int, focus: bool) -> tuple[str, ...]:

@@ -194,7 +194,7 @@ def _run_case(case: Case, out: Path, echo: Callable[[str], None], children: _Chi
     output = out / f"{case.name}{case.file.suffix}"
     reduce = [sys.executable, "-m", "reducer.cli"]
     if (workdir / RUN_FILE).is_file():
-        if WorkDir.open(workdir).state().get("outcome") == "done":
+        if WorkDir.open(workdir).state().outcome == "done":
             echo(f"[batch] {case.name}: finished in an earlier batch run")
             return {"outcome": "done", "code": 0, "workdir": str(workdir)}
         cmd, verb = [*reduce, "resume", str(workdir), "--json"], "resuming"

@@ -1,5 +1,5 @@
 """Exit codes of every command, distinct so that scripts and batches can tell why a run did
-not reduce (README.md has the table)."""
+not reduce (README.md has the table), and the error that carries one out of a run."""
 
 EXIT_INPUT = 3             # input file missing, unreadable, or output/workdir would be overwritten
 EXIT_TEST = 4              # test script or oracle cannot be set up
@@ -13,3 +13,9 @@ EXIT_NOT_IR = 11           # `reduce ir`: the input is neither LLVM bitcode nor 
 EXIT_WRONG_TARGET = 12     # `reduce ir`: the module is for another target than AMDGPU
 EXIT_LLC_REJECTS = 13      # `reduce ir`: llc rejects the module
 EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM (resumable)
+
+
+class RunError(Exception):
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code

@@ -48,10 +48,6 @@ def write_tree(directory: Path, data: bytes, before: bytes | None = None) -> Non
         atomic_write(path, text)
 
 
-def main_text(data: bytes) -> bytes:
-    return decode(data)[0][1]
-
-
 def sizes(original: bytes, result: bytes) -> list[dict]:
     """Bytes per file, before and after, main file first."""
     after = dict(decode(result))

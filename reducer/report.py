@@ -7,17 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from interestingness import bundle
 from interestingness.metrics import METRICS
 from interestingness.spill import base_name
 
 from .budget import format_seconds
 from .files import atomic_write
-from .fileset import output_tree, sizes
 from .lexer import count_tokens
+from .subject import subject_of
 from .workdir import WorkDir
 
 PLOT, REPORT, SUMMARY = "size.png", "report.md", "summary.json"
+# records of the state that the summary carries as state.json has them
+_FROM_STATE = ("position", "per_pass", "history", "targets", "guards", "finish", "showing_effect", "values", "stalls",
+               "pass_bugs", "metrics")
 
 
 def summarize(wd: WorkDir) -> dict[str, Any]:
@@ -26,35 +28,25 @@ def summarize(wd: WorkDir) -> dict[str, Any]:
     start = wd.read("start") or original
     best = wd.read("best") or start
     final = wd.read("final") or best  # what the user gets: the reduced text after hygiene and clang-format
-    counters = state.get("counters", {})
-    files = None
-    if state.get("tree"):  # a file set: sizes per file, and the totals of its files' texts
-        files = sizes(original, final)
-        original, start, best, final = map(bundle.joined, (original, start, best, final))
+    subject = subject_of(Path(config["file"]), state.tree, original)
+    files = subject.file_sizes(original, final)
+    # a file set's sizes and token counts are those of all its files' texts
+    original, start, best, final = map(subject.joined, (original, start, best, final))
+    saved = state.to_json()
     return {
         "file": config["file"],
         "output": config["output"],
         "oracle": "script " + config["script"] if config.get("script") else "built-in spill differential",
-        "outcome": state.get("outcome", "not started"),
+        "outcome": state.outcome or "not started",
         "bytes": {"original": len(original), "start": len(start), "reduced": len(best), "result": len(final)},
         "tokens": {"original": count_tokens(original), "start": count_tokens(start), "reduced": count_tokens(best),
                    "result": count_tokens(final)},
-        "tests": counters.get("tests_total", 0),
-        "counters": counters,
-        "wall_seconds": counters.get("elapsed", 0.0),
-        "position": state.get("position"),
-        "per_pass": state.get("per_pass", {}),
-        "history": state.get("history", []),
-        "targets": state.get("targets"),
-        "guards": state.get("guards"),
-        "finish": state.get("finish"),
-        "showing_effect": state.get("showing_effect"),
-        "values": state.get("values"),
-        "stalls": state.get("stalls", []),
-        "pass_bugs": state.get("pass_bugs", []),
-        "metrics": state.get("metrics"),
+        "tests": state.tests,
+        "counters": state.counters,
+        "wall_seconds": state.wall_seconds,
+        **{key: saved.get(key) for key in _FROM_STATE},
         "files": files,
-        "tree": ({"root": state["tree"]["root"], "output": str(output_tree(Path(config["output"])))} if files else None),
+        "tree": subject.where(Path(config["output"])),
     }
 
 

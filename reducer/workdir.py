@@ -7,6 +7,7 @@ report on it while it runs or after it ended.
                  interestingness/bundle.py; state.json then names the set's tree)
   best.EXT       the best file so far
   state.json     schedule position, per-pass yield, counters, size history, how the run ended
+                 (reducer/state.py)
   journal.jsonl  one line per oracle verdict (append-only; a torn last line is ignored)
   values.jsonl   one line per answer of the compiler to the passes' questions (reducer/values.py;
                  append-only, the same way)
@@ -32,9 +33,11 @@ from typing import Any
 from interestingness.verdict import Verdict
 
 from .files import atomic_write
+from .state import RunState
 
 RUN_FILE, STATE_FILE, JOURNAL_FILE, LOG_FILE = "run.json", "state.json", "journal.jsonl", "log.txt"
 VALUES_FILE = "values.jsonl"
+PASS_BUGS = "pass-bugs"
 
 
 class WorkDirError(Exception):
@@ -76,14 +79,14 @@ class WorkDir:
     def update_config(self, **changes: Any) -> None:
         self._write_json(RUN_FILE, {**self.config, **changes})
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> RunState:
         try:
-            return json.loads((self.path / STATE_FILE).read_text())
+            return RunState.from_json(json.loads((self.path / STATE_FILE).read_text()))
         except FileNotFoundError:
-            return {}
+            return RunState()
 
-    def save_state(self, state: dict[str, Any]) -> None:
-        self._write_json(STATE_FILE, state)
+    def save_state(self, state: RunState) -> None:
+        self._write_json(STATE_FILE, state.to_json())
 
     def file(self, role: str) -> Path:
         """original / start / best, with the input's extension (so compilers and editors know it)."""
@@ -98,9 +101,16 @@ class WorkDir:
     def write(self, role: str, content: bytes) -> None:
         atomic_write(self.file(role), content)
 
+    def result(self) -> bytes:
+        """The run's result: the final text, else the best so far, else what it started from."""
+        return self.read("final") or self.read("best") or self.read("start") or self.read("original") or b""
+
+    def pass_bug_dir(self, number: int) -> Path:
+        return self.path / PASS_BUGS / str(number)
+
     def write_pass_bug(self, number: int, files: dict[str, bytes]) -> Path:
         """pass-bugs/NUMBER/ holding `files` (name -> content)."""
-        where = self.path / "pass-bugs" / str(number)
+        where = self.pass_bug_dir(number)
         for d in (where.parent, where):
             if d.is_symlink():
                 raise OSError(f"refusing a symlink planted in the work directory: {d}")

@@ -1,7 +1,7 @@
 """The persistent verdict cache, against the faults the compile-cache reviews found."""
 import threading
 
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillSetup
 from interestingness.verdict import NoConfirmation, Verdict
 import reducer.cache as reducer_cache
 from reducer.cache import VerdictCache
@@ -87,8 +87,8 @@ def test_a_changed_header_changes_the_key(tmp_path):
     flags = ["-I", str(tmp_path / "inc")]
 
     def identity():
-        o = SpillOracle("k.hip", flags, predicate="lto.instructions > 0", cwd=tmp_path)
-        return o.resolve_targets(src).identity()
+        o = SpillSetup("k.hip", flags, predicate="lto.instructions > 0", cwd=tmp_path)
+        return o.resolve(src).identity()
 
     before = identity()
     assert identity() == before

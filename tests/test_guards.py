@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ROOT, needs_clang22
 from interestingness.metrics import METRICS, parse_kernels
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillOracle, SpillSetup
 from kernels import pressure_in_a_loop
 from reducer.evaluate import Evaluator
 from reducer.flatten import flatten, include_dirs
@@ -26,8 +26,8 @@ def c120():
     return flat, no_init
 
 
-def oracle(tmp_path, **kw) -> SpillOracle:
-    return SpillOracle(CASE / "repro.hip", FLAGS, cwd=ROOT, tmp_dir=tmp_path, **kw)
+def oracle(tmp_path, **kw) -> SpillSetup:
+    return SpillSetup(CASE / "repro.hip", FLAGS, cwd=ROOT, tmp_dir=tmp_path, **kw)
 
 
 def kept(o: SpillOracle, content: bytes):
@@ -38,14 +38,14 @@ def kept(o: SpillOracle, content: bytes):
 
 def test_deleting_an_arrays_initialisation_is_refused_by_the_init_guard(tmp_path, c120):
     flat, no_init = c120
-    guarded = oracle(tmp_path).resolve_targets(flat)
-    assert guarded.guards["init"] == "code" and not guarded.guards_off
+    guarded = oracle(tmp_path).resolve(flat)
+    assert guarded.init_guard == "code" and not guarded.guards_off
     assert guarded.test(no_init).interesting  # the test alone passes it: the guard is in `confirm`
     verdict = kept(guarded, no_init)
     assert not verdict.interesting and "reads an automatic variable before writing it" in verdict.reason
     assert kept(guarded, flat).interesting
     # without the guard the same candidate keeps the spill differential: the guard is what refuses it
-    unguarded = oracle(tmp_path, init_guard=False).resolve_targets(flat)
+    unguarded = oracle(tmp_path, init_guard=False).resolve(flat)
     assert kept(unguarded, no_init).interesting
     assert guarded.identity() != unguarded.identity()  # a verdict of one is never the other's cache hit
 
@@ -55,21 +55,21 @@ def test_the_guard_falls_back_to_verdicts_when_the_originals_own_code_changes(tm
     that reads nothing uninitialised; the guard then asks only that the verdicts agree."""
     text = pressure_in_a_loop()
     (tmp_path / "k.hip").write_text(text)
-    o = SpillOracle("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve_targets(
+    o = SpillSetup("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(
         text.encode())
-    assert o.guards["init"] == "verdict" and "compares verdicts only" in o.guards_off[0]
+    assert o.init_guard == "verdict" and "compares verdicts only" in o.guards_off[0]
     assert kept(o, text.encode()).interesting
 
 
 def test_the_loop_guard_refuses_a_straight_line_spill_when_the_original_spills_in_a_loop(tmp_path):
     looped, straight = pressure_in_a_loop().encode(), pressure_in_a_loop(runtime=False).encode()
     (tmp_path / "k.hip").write_bytes(looped)
-    o = SpillOracle("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve_targets(looped)
+    o = SpillSetup("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(looped)
     assert o.loop_targets == ("_Z5spillPfPKfi",)
     verdict = o.test(straight)
     assert not verdict.interesting and "loop guard" in verdict.reason
-    free = SpillOracle("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path,
-                       loop_guard=False).resolve_targets(looped)
+    free = SpillSetup("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path,
+                      loop_guard=False).resolve(looped)
     assert free.test(straight).interesting
 
 

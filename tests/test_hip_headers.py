@@ -141,14 +141,14 @@ def test_the_shim_leaves_out_the_host_std_headers_only_when_the_original_builds_
     the same code without them tests every candidate without them, and says so in its commands;
     one whose host code calls std::fabs keeps them."""
     from interestingness.hip_headers import LEAN_DEFINE
-    from interestingness.spill import SpillOracle
+    from interestingness.spill import SpillSetup
     source = (HOST_STD if host_std else HOST_STD.replace("std::fabs(a - b)", "a - b")).encode()
     (tmp_path / "k.hip").write_bytes(source)
-    o = SpillOracle("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
-                    hip_headers="shim").resolve_targets(source)
+    o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
+                   hip_headers="shim").resolve(source)
     assert o.settings()["lean_shim"] is not host_std
     assert (LEAN_DEFINE in o.compiler.command("lto")) is not host_std
     assert o.test(source).interesting
-    resumed = SpillOracle("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
-                          hip_headers="shim").with_targets(original=source, **o.settings())
+    resumed = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,
+                         hip_headers="shim").restore(o.settings(), source)
     assert resumed.identity() == o.identity()

@@ -181,7 +181,7 @@ def kernel_case(d: Path) -> None:
 
 @needs_clang22
 def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tmp_path):
-    from interestingness.spill import SpillOracle
+    from interestingness.spill import SpillSetup
 
     kernel_case(tmp_path)
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])
@@ -190,9 +190,9 @@ def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tm
     work.mkdir()
 
     def oracle():
-        return SpillOracle("k.hip", ["-Iinc"], None, SPILLS, tmp_dir=work, cwd=tmp_path, tree=tree)
+        return SpillSetup("k.hip", ["-Iinc"], None, SPILLS, tmp_dir=work, cwd=tmp_path, tree=tree)
 
-    o = oracle().resolve_targets(data)
+    o = oracle().resolve(data)
     assert o.test(data).interesting
     members = dict(decode(data))
     calm = encode([(n, t.replace(b"#define N 140", b"#define N 8")) for n, t in members.items()])
@@ -201,7 +201,7 @@ def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tm
     (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace("N 140", "N 8"))
     assert o.test(data).interesting
     # the identity does not depend on a test's temp paths, so a resumed run (a new oracle) matches it
-    assert oracle().with_targets(original=data, **o.settings()).identity() == o.identity()
+    assert oracle().restore(o.settings(), data).identity() == o.identity()
     cache = VerdictCache(tmp_path / "cache", o.identity())
     cache.put(data, o.test(data))
     assert cache.get(data).interesting

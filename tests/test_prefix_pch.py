@@ -35,14 +35,14 @@ def test_the_pch_applies_only_when_nothing_but_whitespace_and_comments_precede_t
 
 
 def oracle(tmp_path, source: str, flags=()):
-    from interestingness.spill import SpillOracle
+    from interestingness.spill import SpillSetup
     (tmp_path / "k.hip").write_text(source)
-    return SpillOracle("k.hip", list(flags), predicate="lto.instructions > 0", cwd=tmp_path, hip_headers="shim")
+    return SpillSetup("k.hip", list(flags), predicate="lto.instructions > 0", cwd=tmp_path, hip_headers="shim")
 
 
 @needs_clang22
 def test_candidates_led_by_the_include_read_the_pch_and_get_the_verdicts_of_a_build_without(tmp_path):
-    o = oracle(tmp_path, KERNEL).resolve_targets(KERNEL.encode())
+    o = oracle(tmp_path, KERNEL).resolve(KERNEL.encode())
     assert o.settings()["pch"] is True
     plain = copy.copy(o)
     plain.compiler = dataclasses.replace(o.compiler, pch=False)
@@ -73,16 +73,16 @@ def test_an_original_whose_code_changes_with_the_pch_is_built_without_it(tmp_pat
         "#pragma once\n#define __global__ __attribute__((global))\n"
         "constexpr unsigned base_len = sizeof(__BASE_FILE__);\n")
     source = "#include <hip/hip_runtime.h>\n__global__ void k(unsigned* p) { p[0] = base_len; }\n"
-    o = oracle(tmp_path, source, ["-Iinc"]).resolve_targets(source.encode())
+    o = oracle(tmp_path, source, ["-Iinc"]).resolve(source.encode())
     assert o.settings()["pch"] is False
-    same = oracle(tmp_path, source.replace("base_len", "7u"), ["-Iinc"]).resolve_targets(
+    same = oracle(tmp_path, source.replace("base_len", "7u"), ["-Iinc"]).resolve(
         source.replace("base_len", "7u").encode())
     assert same.settings()["pch"] is True  # the same header, nothing depending on the file name
 
 
 @needs_clang22
 def test_a_pch_that_disappears_is_a_failure_of_the_machinery_and_is_built_again(tmp_path):
-    o = oracle(tmp_path, KERNEL).resolve_targets(KERNEL.encode())
+    o = oracle(tmp_path, KERNEL).resolve(KERNEL.encode())
     command = o.compiler.compile(LTO, KERNEL.encode()).command
     path = command[command.index("-include-pch") + 2]
     os.replace(path, tmp_path / "moved.pch")

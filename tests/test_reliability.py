@@ -144,7 +144,7 @@ def test_a_dash_named_hip_file_reaches_clang_as_a_file(tmp_path):
 @needs_clang22
 def test_a_compiler_killed_by_sigkill_is_retried_and_never_cached(tmp_path):
     """A clang wrapper that kills itself with SIGKILL once, when told to: a failure of the machinery."""
-    from interestingness.spill import SpillOracle
+    from interestingness.spill import SpillSetup
     from reducer.cache import VerdictCache
     from reducer.evaluate import Evaluator
 
@@ -156,8 +156,8 @@ esac
 exec {CLANG} "$@"
 """)
     (tmp_path / "k.hip").write_text(HIP_KERNEL.format(v="1.0f"))
-    oracle = SpillOracle("k.hip", [], str(wrapper), "lto.instructions > 0", cwd=tmp_path)
-    oracle = oracle.resolve_targets((tmp_path / "k.hip").read_bytes())
+    oracle = SpillSetup("k.hip", [], str(wrapper), "lto.instructions > 0", cwd=tmp_path)
+    oracle = oracle.resolve((tmp_path / "k.hip").read_bytes())
     kill.touch()
     verdict = oracle.test(HIP_KERNEL.format(v="2.0f").encode())
     assert verdict.infra_failure and "signal 9" in verdict.reason

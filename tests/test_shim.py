@@ -18,7 +18,7 @@ import pytest
 
 from conftest import CLANG, ROOT, needs_clang22
 from interestingness.compile import LTO, NOLTO, SIDES
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillSetup
 
 pytestmark = needs_clang22
 
@@ -40,7 +40,7 @@ def clang(args, src: str, tmp_path: Path, name: str = "t.hip") -> subprocess.Com
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
 def test_rocm_style_corpus_builds_on_both_sides(path, tmp_path):
     assert len(CORPUS) >= 6
-    o = SpillOracle(path.relative_to(ROOT), ["-std=c++20"], None, cwd=ROOT, tmp_dir=tmp_path)
+    o = SpillSetup(path.relative_to(ROOT), ["-std=c++20"], None, cwd=ROOT, tmp_dir=tmp_path)
     m = o.measure(path.read_bytes())
     for side in SIDES:
         c = m.compiled[side]

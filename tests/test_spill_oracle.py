@@ -11,7 +11,7 @@ import pytest
 from interestingness.check import format_check, run_check
 from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
 from interestingness.predicates import DEFAULT_PREDICATE
-from interestingness.spill import OracleSetupError, SpillOracle
+from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup
 from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
 from kernels import pressure
 from reducer.evaluate import Evaluator
@@ -50,13 +50,13 @@ BOTH_SPILL = "lto.spill_ops > 0 and nolto.spill_ops > 0"
 SPILL_KERNEL = "_Z5spillPfPKfi"
 
 
-def oracle(tmp_path, predicate=BOTH_SPILL, flags=(), **kw) -> SpillOracle:
-    return SpillOracle("k.hip", list(flags), None, predicate, tmp_dir=tmp_path, cwd=tmp_path, **kw)
+def oracle(tmp_path, predicate=BOTH_SPILL, flags=(), **kw) -> SpillSetup:
+    return SpillSetup("k.hip", list(flags), None, predicate, tmp_dir=tmp_path, cwd=tmp_path, **kw)
 
 
 @pytest.fixture(scope="module")
 def both_spill(tmp_path_factory):
-    return oracle(tmp_path_factory.mktemp("o")).resolve_targets(SPILLY)
+    return oracle(tmp_path_factory.mktemp("o")).resolve(SPILLY)
 
 
 def test_interesting_when_predicate_holds(both_spill):
@@ -79,7 +79,7 @@ def test_lazy_no_lto_compile_skipped_when_lto_decides(both_spill, tmp_path):
     assert v.reason == f"predicate false for {SPILL_KERNEL}: lto.spill_ops > 0 [lto.spill_ops=0]"
     assert v.details["compiles"][NOLTO] == {"skipped": True}
     assert v.details["kernels"][SPILL_KERNEL].get(NOLTO) is None
-    lto_only = oracle(tmp_path, "lto.spill_ops > 0").resolve_targets(SPILLY)
+    lto_only = oracle(tmp_path, "lto.spill_ops > 0").resolve(SPILLY)
     v = lto_only.test(SPILLY)
     assert v.interesting and v.details["compiles"][NOLTO] == {"skipped": True}
 
@@ -108,10 +108,10 @@ def test_save_temps_never_reaches_clang(tmp_path):
             cmd = o.compiler.command(side, emit)
             assert not any("save-temps" in a for a in cmd) and "--offload-new-driver" not in cmd
             assert "-std=c++17" in cmd
-    v = o.resolve_targets(SPILLY).test(SPILLY)
+    v = o.resolve(SPILLY).test(SPILLY)
     assert v.interesting and Path(v.details["compiles"][LTO]["artifacts"]).parent == tmp_path
     kept = sorted(tmp_path.glob("reduce-*"))
-    # resolve_targets: both sides, both again with the lean shim, and the init guard's zero and
+    # resolve: both sides, both again with the lean shim, and the init guard's zero and
     # pattern builds (LTO); test: the LTO side, which settles this predicate (the init guard is
     # `confirm`'s, for a candidate about to be kept)
     assert len(kept) == 7
@@ -122,27 +122,32 @@ def test_save_temps_never_reaches_clang(tmp_path):
 
 def test_temp_dirs_removed(tmp_path):
     (tmp_path / "work").mkdir()
-    o = SpillOracle("k.hip", [], None, "lto.spill_ops > 0", tmp_dir=tmp_path / "work", cwd=tmp_path)
-    o.resolve_targets(SPILLY).test(CALM)
+    o = SpillSetup("k.hip", [], None, "lto.spill_ops > 0", tmp_dir=tmp_path / "work", cwd=tmp_path)
+    o.resolve(SPILLY).test(CALM)
     assert list((tmp_path / "work").iterdir()) == []
 
 
+def identity(tmp_path, *args, **kw) -> dict:
+    """The identity of an oracle of the setup `oracle` makes, with SPILL_KERNEL as its target (no build)."""
+    setup = oracle(tmp_path, *args, **kw)
+    return SpillOracle(setup.compiler, setup.predicate, [SPILL_KERNEL], kernels=setup.kernels).identity()
+
+
 def test_identity_decides_cache_keys(both_spill, tmp_path, monkeypatch):
-    base = oracle(tmp_path)
-    ident = base.identity()
+    ident = identity(tmp_path)
     json.dumps(ident)  # cache keys are built from it
-    assert ident == oracle(tmp_path).identity()
+    assert ident == identity(tmp_path)
     assert ident["toolchain"]["sha256"] == find_toolchain().sha256 and ident["hip_headers"]["shim_sha256"]
-    assert oracle(tmp_path, flags=["-O2"]).identity() != ident
-    assert oracle(tmp_path, flags=["-DX=1"]).identity() != ident
-    assert oracle(tmp_path, "lto.spill_ops > 1").identity() != ident
-    assert oracle(tmp_path, "lto.spill_ops>0  and  nolto.spill_ops >0").identity() == ident  # cosmetic
-    assert oracle(tmp_path, kernels=["spill"]).identity() != ident
+    assert identity(tmp_path, flags=["-O2"]) != ident
+    assert identity(tmp_path, flags=["-DX=1"]) != ident
+    assert identity(tmp_path, "lto.spill_ops > 1") != ident
+    assert identity(tmp_path, "lto.spill_ops>0  and  nolto.spill_ops >0") == ident  # cosmetic
+    assert identity(tmp_path, kernels=["spill"]) != ident
     assert both_spill.identity()["targets"] == [SPILL_KERNEL]
     monkeypatch.setenv("CPLUS_INCLUDE_PATH", "/somewhere")
-    assert oracle(tmp_path).identity() != ident
+    assert identity(tmp_path) != ident
     monkeypatch.setenv("ROCM_PATH", "/opt/rocm")
-    assert oracle(tmp_path).identity()["env"]["ROCM_PATH"] == "/opt/rocm"
+    assert identity(tmp_path)["env"]["ROCM_PATH"] == "/opt/rocm"
 
 
 def test_picklable(both_spill):
@@ -153,23 +158,21 @@ def test_picklable(both_spill):
 
 def test_resolve_targets(tmp_path):
     scratch = "lto.scratch_ops > 0 and nolto.scratch_ops > 0"
-    assert oracle(tmp_path, scratch).resolve_targets(TWO).targets == ("_Z6gatherPfPKfi", "_Z7gather2PfPKfi")
-    assert oracle(tmp_path, scratch, kernels=["_Z7gather2PfPKfi"]).resolve_targets(TWO).targets == (
+    assert oracle(tmp_path, scratch).resolve(TWO).targets == ("_Z6gatherPfPKfi", "_Z7gather2PfPKfi")
+    assert oracle(tmp_path, scratch, kernels=["_Z7gather2PfPKfi"]).resolve(TWO).targets == (
         "_Z7gather2PfPKfi",)
     # a demangled substring selects every kernel it matches
-    assert len(oracle(tmp_path, scratch, kernels=["gather"]).resolve_targets(TWO).targets) == 2
+    assert len(oracle(tmp_path, scratch, kernels=["gather"]).resolve(TWO).targets) == 2
     with pytest.raises(OracleSetupError, match="no kernel matches 'nope'"):
-        oracle(tmp_path, scratch, kernels=["nope"]).resolve_targets(TWO)
+        oracle(tmp_path, scratch, kernels=["nope"]).resolve(TWO)
     with pytest.raises(OracleSetupError, match="holds for none of its kernels.*lto.scratch_ops=0"):
-        oracle(tmp_path, scratch, kernels=["axpy"]).resolve_targets(TWO)
+        oracle(tmp_path, scratch, kernels=["axpy"]).resolve(TWO)
     with pytest.raises(OracleSetupError, match="does not compile with these flags"):
-        oracle(tmp_path).resolve_targets(BROKEN)
-    with pytest.raises(RuntimeError, match="resolve_targets"):
-        oracle(tmp_path).test(TWO)
+        oracle(tmp_path).resolve(BROKEN)
 
 
 def test_every_target_must_hold(tmp_path):
-    o = oracle(tmp_path, "lto.scratch_ops > 0 and nolto.scratch_ops > 0").resolve_targets(TWO)
+    o = oracle(tmp_path, "lto.scratch_ops > 0 and nolto.scratch_ops > 0").resolve(TWO)
     fewer = TWO.replace(b"b[j * n + i] * 2.0f;\n  a[i] = p[(int)a[i] & 63]", b"b[j * n + i] * 2.0f;\n  a[i] = p[0]")
     assert fewer != TWO  # gather2 no longer needs its array in memory
     v = o.test(fewer)
@@ -178,7 +181,7 @@ def test_every_target_must_hold(tmp_path):
 
 def test_default_predicate_is_false_when_both_sides_spill(tmp_path):
     with pytest.raises(OracleSetupError, match="nolto.spill_ops \\* 4 <= lto.spill_ops"):
-        oracle(tmp_path, DEFAULT_PREDICATE).resolve_targets(SPILLY)
+        oracle(tmp_path, DEFAULT_PREDICATE).resolve(SPILLY)
 
 
 def test_flags_prepared_for_a_temp_dir(tmp_path):
@@ -199,8 +202,8 @@ def test_includes_resolve_from_the_temp_dir(tmp_path):
     src = b'#include <hip/hip_runtime.h>\n#include <defs/defs.h>\n#include "local.h"\n' \
           b"__global__ void k(float* a) { a[threadIdx.x + OFFSET] *= SCALE; }\n"
     (tmp_path / "src" / "k.hip").write_bytes(src)
-    o = SpillOracle("src/k.hip", ["-Iinclude"], None, "lto.instructions > 0", cwd=tmp_path)
-    assert o.resolve_targets(src).test(src).interesting
+    o = SpillSetup("src/k.hip", ["-Iinclude"], None, "lto.instructions > 0", cwd=tmp_path)
+    assert o.resolve(src).test(src).interesting
 
 
 def test_affected_toolchain_builds_lto_without_the_flag(tmp_path):
@@ -208,7 +211,7 @@ def test_affected_toolchain_builds_lto_without_the_flag(tmp_path):
 
     (tmp_path / "bin").mkdir()
     affected = find_toolchain(affected_wrapper(tmp_path / "bin"))
-    o = SpillOracle("k.hip", [], affected, BOTH_SPILL, cwd=tmp_path)
+    o = SpillSetup("k.hip", [], affected, BOTH_SPILL, cwd=tmp_path)
     assert "-foffload-lto=full" not in o.compiler.command(LTO)
     assert "-fno-offload-lto" in o.compiler.command(NOLTO)
     plain = oracle(tmp_path)
@@ -264,20 +267,20 @@ def test_ub_guard_refuses_a_new_uninitialized_use(tmp_path):
     """A reduction that deletes `= 0` from a counter leaves undefined behaviour: not interesting."""
     broken = UNINIT.replace(b"int j = 0;", b"int j;")
     assert broken != UNINIT
-    o = oracle(tmp_path, "lto.instructions > 0").resolve_targets(UNINIT)
+    o = oracle(tmp_path, "lto.instructions > 0").resolve(UNINIT)
     assert o.uninitialized == 0 and o.identity()["uninitialized_limit"] == 0
     v = o.test(broken)
     assert not v.interesting and "uninitialized" in v.reason and "original has 0" in v.reason
     assert o.test(UNINIT).interesting
     # an original that already has the warning may keep it, and the guard can be turned off
-    lenient = oracle(tmp_path, "lto.instructions > 0").resolve_targets(broken)
+    lenient = oracle(tmp_path, "lto.instructions > 0").resolve(broken)
     assert lenient.uninitialized == 1 and lenient.test(broken).interesting
     # a resumed run counts the original's warnings with a syntax-only run: the same figure
-    assert lenient.with_targets(lenient.targets, broken).uninitialized == 1
-    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False).resolve_targets(UNINIT)
+    assert oracle(tmp_path, "lto.instructions > 0").restore(lenient.settings(), broken).uninitialized == 1
+    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False).resolve(UNINIT)
     assert off.uninitialized is None and off.test(broken).interesting  # the init guard sees it, on confirmation
     assert "init guard" in Evaluator(off).test(broken).reason
-    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False, init_guard=False).resolve_targets(UNINIT)
+    off = oracle(tmp_path, "lto.instructions > 0", ub_guard=False, init_guard=False).resolve(UNINIT)
     assert off.test(broken).interesting
     assert run_check(tmp_path / "k.hip", [], content=broken, predicate="lto.instructions > 0")[
         "compiles"][LTO]["uninitialized"] == 1

@@ -3,7 +3,7 @@ from conftest import needs_clang22
 from kernels import PRESSURE
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from interestingness.spill import SpillOracle, base_name
+from interestingness.spill import SpillSetup, base_name
 from reducer.edits import apply
 from reducer.passes import REGISTRY
 from reducer.source import Source
@@ -72,8 +72,8 @@ def test_the_oracle_still_finds_an_instantiated_kernel(tmp_path):
     reduction could ever take the kernel out of its template."""
     template = ("#define BOUND\n" + PRESSURE.replace("__global__ BOUND void spill(", "template <int N> __global__ BOUND void spill(")
                 + "template __global__ void spill<140>(float* __restrict__, const float* __restrict__, int);\n").encode()
-    oracle = SpillOracle("k.hip", [], None, "lto.spill_ops > 0 and nolto.spill_ops > 0", tmp_dir=tmp_path,
-                         cwd=tmp_path).resolve_targets(template)
+    oracle = SpillSetup("k.hip", [], None, "lto.spill_ops > 0 and nolto.spill_ops > 0", tmp_dir=tmp_path,
+                        cwd=tmp_path).resolve(template)
     plain, steps = fixpoint("instantiate", template)
     assert steps == 1 and b"template" not in plain
     assert oracle.targets == ("_Z5spillILi140EEvPfPKfi",)

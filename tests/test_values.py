@@ -14,7 +14,7 @@ from transforms import PRELUDE, fixpoint, mfma_counts
 
 from interestingness.check import format_check
 from interestingness.compile import Compiler, prepare_flags
-from interestingness.spill import SpillOracle
+from interestingness.spill import SpillSetup
 from interestingness.toolchain import find_toolchain
 from reducer.passes import REGISTRY
 from reducer.passes.literals import typed
@@ -197,10 +197,10 @@ SCRATCH = "lto.scratch_ops > 0 and nolto.scratch_ops > 0"
 
 
 def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
-    oracle = SpillOracle("k.hip", [], None, SCRATCH, tmp_dir=tmp_path, cwd=tmp_path)
-    every = oracle.resolve_targets(TWO)
-    focused = oracle.resolve_targets(TWO, focus=True)
-    assert len(every.targets) == 2 and focused.interesting == every.targets
+    oracle = SpillSetup("k.hip", [], None, SCRATCH, tmp_dir=tmp_path, cwd=tmp_path)
+    every = oracle.resolve(TWO)
+    focused = oracle.resolve(TWO, focus=True)
+    assert len(every.targets) == 2 and focused.showing_effect == every.targets
     assert focused.targets == ("_Z6gatherILi2EEvPfPKfi",)  # equal spill code: the first by name
     # `instantiate` offers each explicit instantiation of a template used with several argument lists
     from reducer.edits import apply

@@ -558,8 +558,10 @@ class _Explainer:
                     break
             else:
                 c.together = group
-                c.instance_note = (f"{len(c.instances)} executions, halved in {steps} builds: executions "
-                                   f"{', '.join(map(str, group))} are enough together, no half of them alone")
+                c.instance_note = (f"{len(c.instances)} executions, halved in {steps} builds: " + (
+                    f"executions {', '.join(map(str, group))} are enough together, neither half of them alone"
+                    if len(group) < len(c.instances) else "neither half is enough alone; it takes executions "
+                    "from both"))
                 return
         c.enough = group
         c.instance_note = (f"{len(c.instances)} executions, halved in {steps} builds: execution {group[0]} is enough "
@@ -568,7 +570,9 @@ class _Explainer:
     def dump(self, culprit: Culprit, log: Sequence[PassRun]) -> Dump:
         """The IR or MIR of the function the chosen execution ran on, just before and after it."""
         runs = [r for r in log if r.name == culprit.name]
-        chosen = next((r for r in runs if r.index in (culprit.enough or culprit.together)), None) or \
+        together = [r for r in runs if r.index in culprit.together]
+        chosen = next((r for r in runs if r.index in culprit.enough), None) or \
+            next((r for r in together if r.kernel), None) or next(iter(together), None) or \
             next((r for r in runs if r.kernel), None) or runs[0]
         function = chosen.function if chosen.function and not chosen.kernel else self.b.target
         arg = legacy_arguments(self.bindir).get(culprit.name, culprit.name)

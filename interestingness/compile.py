@@ -119,6 +119,7 @@ class Compiled:
     message: str = ""
     artifacts: str | None = None  # temp dir kept for inspection
     uninitialized: int = 0  # front-end warnings of uninitialized uses (UNINITIALIZED)
+    stderr: str = ""  # the compiler's stderr, kept only when asked (compile's keep_stderr)
 
     @property
     def ok(self) -> bool:
@@ -181,11 +182,16 @@ class Compiler:
             return f"(in a directory holding the file set under {TREE_DIR}/) {shlex.join(self.command(side))}"
         return f'cd "$(mktemp -d)" && {shlex.join([*self.command(side)[:-1], os.path.abspath(source)])}'
 
-    def compile(self, side: str, content: bytes, emit: str = "asm", extra: Sequence[str] = ()) -> Compiled:
-        """One side's build of `content`; `extra` flags go after every other flag but the output's."""
+    def compile(self, side: str, content: bytes, emit: str = "asm", extra: Sequence[str] = (),
+                keep_stderr: bool = False, passes: Sequence[str] = ()) -> Compiled:
+        """One side's build of `content`; `extra` flags go after every other flag but the output's.
+        `passes`: flags that steer only the optimisation pipeline (`-mllvm` options of cc1 or of the
+        LTO link, for `reduce explain`), after `extra`; unlike `extra` they leave the PCH's command
+        alone, since they cannot change how a header parses. `keep_stderr` keeps the compiler's
+        stderr in the result (opt-bisect's log, IR dumps)."""
         env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
         pch = self._pch(side, extra, content, env)
-        cmd = self.command(side, emit, [*extra, *pch])
+        cmd = self.command(side, emit, [*extra, *passes, *pch])
         try:
             work = test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:
@@ -207,14 +213,16 @@ class Compiler:
                 return Compiled(side, tuple(cmd), res.seconds, failure="infra", message=why, artifacts=kept)
             if res.returncode != 0:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
-                                message=first_error(res.stderr), artifacts=kept)
+                                message=first_error(res.stderr), artifacts=kept,
+                                stderr=res.stderr if keep_stderr else "")
             files = _asm_files(work, side)
             if not files:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
                                 message=f"no assembly produced (looked for {ASM_OUT}*)", artifacts=kept)
             asm = tuple(f.read_text(errors="replace") for f in files)
             return Compiled(side, tuple(cmd), res.seconds, asm=asm, artifacts=kept,
-                            uninitialized=len(UNINITIALIZED.findall(res.stderr)))
+                            uninitialized=len(UNINITIALIZED.findall(res.stderr)),
+                            stderr=res.stderr if keep_stderr else "")
         except OSError as e:
             if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE):
                 return Compiled(side, tuple(cmd), 0.0, failure="infra", message=str(e))

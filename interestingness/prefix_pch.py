@@ -52,10 +52,10 @@ def flags(command: Sequence[str], env: Mapping[str, str], tmp_parent: str | None
 
 
 def _build(command: Sequence[str], env: Mapping[str, str], tmp_parent: str | None, n: int) -> str | None:
-    if not _dir:
+    if not _dir or not os.path.isdir(_dir[0]):  # none yet, or removed with its parent (reduce explain's work dir)
         if tmp_parent is not None:
             os.makedirs(tmp_parent, mode=0o700, exist_ok=True)
-        _dir.append(tempfile.mkdtemp(prefix=f"reduce-pch-{os.getpid()}-", dir=tmp_parent))
+        _dir[:] = [tempfile.mkdtemp(prefix=f"reduce-pch-{os.getpid()}-", dir=tmp_parent)]
         atexit.register(shutil.rmtree, _dir[0], True)
     work = Path(_dir[0])
     source, out = work / f"prefix{n}.hip", work / f"prefix{n}.pch"

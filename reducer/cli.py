@@ -1,4 +1,4 @@
-"""The command line: `reduce FILE ...` (run), `resume`, `report`, `batch`, `check` and `ir`.
+"""The command line: `reduce FILE ...` (run), `resume`, `report`, `batch`, `check`, `ir` and `explain`.
 
 Commands only parse options; runs.py carries out a run, batch.py a manifest."""
 from __future__ import annotations
@@ -17,6 +17,7 @@ from interestingness.toolchain import ToolchainError
 
 from . import batch, exits, options, passes, runs, stopping
 from .cli_common import Fail, read_input
+from .explain_cli import explain
 from .files import default_output
 from .ir_cli import ir
 from .options import RunConfig
@@ -47,10 +48,12 @@ def main() -> None:
     reduce bundle WORKDIR          a run's bug report: result, headers, repro.sh
     reduce passes                  the passes and the default schedule
     reduce ir INPUT.bc|INPUT.ll    reduce the IR given to codegen to a lit test llc spills on
+    reduce explain FILE -- FLAGS   which compiler passes make the difference (also for .ll/.bc)
     """
 
 
 main.add_command(ir)
+main.add_command(explain)
 
 
 @main.command("run")

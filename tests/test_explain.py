@@ -1,0 +1,268 @@
+"""`reduce explain`: the log and dump parsing on real log lines, and explain end to end with the real
+clang and llc on a reduced corpus kernel (corpora/wgrad_tiny_pos/result.hip), with the ablation
+restricted to a few pass names so the file takes well under a minute. Whether a culprit really is
+one is checked by builds the test makes itself, read by the test's own regexes, not the tool's."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CLANG, ROOT, needs_clang22
+
+from interestingness import explain as ex
+from interestingness.explain import (
+    LINK,
+    NOLTO_STAGE,
+    PRELINK,
+    Dump,
+    ExplainError,
+    PassGates,
+    explain_file,
+    explain_ir,
+    parse_log,
+    pass_names,
+    pick_dumps,
+    render_markdown,
+    skip_intervals,
+    write_explain,
+)
+
+K = "_Z12wgrad_kernel10ConvParams"
+TINY = ROOT / "corpora" / "wgrad_tiny_pos" / "result.hip"
+FLAGS = ["-std=gnu++20"]
+# LTO-link passes of the tiny kernel: a culprit (2 executions, the second enough alone), one without which it
+# spills far more (408 VGPRs), one that changes nothing
+LINK_PASSES = ["early-machinelicm", "amdgpu-attributor", "globaldce"]
+
+LOG = """\
+warning: something the front end said
+BISECT: running pass (1) annotation2metadata on [module]
+BISECT: running pass (4) lower-expect on _Z10block_tileR10ConvParams
+BISECT: running pass (103) inline on (_Z10block_tileR10ConvParams)
+BISECT: running pass (104) inline on (_Z1fv, _Z12wgrad_kernel10ConvParams)
+BISECT: running pass (189) licm on loop %<unnamed loop> in function _Z12wgrad_kernel10ConvParams
+BISECT: running pass (694) amdgpu-preload-kernel-arguments on module (ld-temp.o)
+BISECT: running pass (700) amdgpu-image-intrinsic-opt on function (_Z12wgrad_kernel10ConvParams)
+BISECT: NOT running pass (710) Loop Invariant Code Motion on loop
+BISECT: running pass (711) amdgpu-image-intrinsic-opt on function (_Z1gv)
+BISECT: running pass (712) Loop Invariant Code Motion on loop
+"""
+
+
+def test_parse_log_reads_every_kind_of_target():
+    runs = parse_log(LOG, K)
+    assert [r.index for r in runs] == [1, 4, 103, 104, 189, 694, 700, 710, 711, 712]
+    assert [r.kernel for r in runs] == [True, False, False, True, True, True, True, True, False, False]
+    assert runs[1].function == "_Z10block_tileR10ConvParams" and runs[4].function == K
+    assert runs[7].name == "Loop Invariant Code Motion" and not runs[7].ran
+    assert runs[9].function == "_Z1gv"  # a legacy loop pass belongs to the function that ran last
+    assert pass_names(runs)[:3] == ["annotation2metadata", "lower-expect", "inline"]
+
+
+def test_parse_log_reads_optdisables_own_log():
+    runs = parse_log("OptDisable: NOT running pass gvn on function (_Z1fv)\n"
+                     "OptDisable: running pass sroa on _Z1fv\n", "_Z1fv")
+    assert [(r.index, r.name, r.ran, r.kernel) for r in runs] == [(None, "gvn", False, True),
+                                                                  (None, "sroa", True, True)]
+
+
+def test_skip_intervals_run_everything_but_the_given_executions():
+    assert skip_intervals([706]) == f"1-705,707-{ex.OPEN_END}"
+    assert skip_intervals([1]) == f"2-{ex.OPEN_END}"
+    assert skip_intervals([2, 3, 9]) == f"1,4-8,10-{ex.OPEN_END}"
+
+
+def test_gates_are_read_from_the_option_list():
+    help22 = "  --opt-bisect=<string>  - x\n  --opt-bisect-limit=<int> - y\n  --opt-disable=<string> - z\n" \
+             "  --opt-disable-enable-verbosity - w\n"
+    assert PassGates.from_help(help22) == PassGates(True, True, True, True)
+    assert PassGates.from_help("  --opt-bisect-limit=<int> - y\n") == PassGates(False, False, False, True)
+
+
+def test_dumps_are_picked_around_the_execution_in_either_pass_manager():
+    new_pm = ("BISECT: running pass (5) gvn on f\n; *** IR Dump Before GVNPass on f ***\nA\n"
+              "; *** IR Dump After GVNPass on f ***\nB\nBISECT: running pass (6) sroa on f\n"
+              "BISECT: running pass (7) gvn on f\n; *** IR Dump Before GVNPass on f ***\nC\n"
+              "; *** IR Dump After GVNPass on f ***\nD\n")
+    d = Dump(7, "f", "gvn")
+    pick_dumps(new_pm, 7, d)
+    assert (d.before, d.after) == ("C\n", "D\n")
+    legacy = ("BISECT: running pass (8) x on function (f)\n"
+              "# *** IR Dump Before SI Fold Operands (si-fold-operands) ***:\nM1\n"
+              "BISECT: running pass (9) si-fold-operands on function (f)\n"
+              "# *** IR Dump After SI Fold Operands (si-fold-operands) ***:\nM2\n"
+              "BISECT: running pass (10) y on function (f)\n")
+    d = Dump(9, "f", "si-fold-operands")
+    pick_dumps(legacy, 9, d)
+    assert (d.before, d.after) == ("M1\n", "M2\n") and d.after_header.startswith("# *** IR Dump After")
+
+
+def test_the_diff_ignores_renumbering():
+    before = "define void @f() {\n  %1 = add i32 %0, 1\n  %2 = mul i32 %1, 2\n  ret void\n}\n"
+    after = "define void @f() {\n  %1 = shl i32 %0, 3\n  %2 = add i32 %0, 1\n  %3 = mul i32 %2, 2\n  ret void\n}\n"
+    diff = Dump(1, "f", "x", before=before, after=after).diff()
+    changed = [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ["+  %1 = shl i32 %0, 3"]
+
+
+def test_pipelines_side_by_side_show_what_lto_runs_and_no_lto_does_not():
+    def log(*names):
+        return parse_log("".join(f"BISECT: running pass ({i}) {n} on {K}\n" for i, n in enumerate(names, 1)), K)
+
+    r = ex.ExplainResult("source", "f.hip", K, K, "clang", "p", ("lto", "nolto"), {}, {}, PassGates(1, 1, 1, 1), [],
+                         {NOLTO_STAGE: log("sroa", "gvn", "amdgpu-isel"), PRELINK: log("sroa", "gvn"),
+                          LINK: log("internalize", "gvn", "gvn", "amdgpu-isel")})
+    cmp = ex.compare_pipelines(r)
+    assert [x["name"] for x in cmp["lto_only"]] == ["internalize"]
+    assert [(x["name"], x["nolto"], x["prelink"], x["link"]) for x in cmp["more_under_lto"]] == [("gvn", 1, 1, 2)]
+    rows = ex.side_by_side(r)[2:]
+    assert [row.split()[-1] for row in rows] == ["sroa", "gvn", "internalize", "x2", "amdgpu-isel"]
+    assert " + " in rows[2] and "gvn x2" in rows[3]
+
+
+@needs_clang22
+def test_legacy_descriptions_map_to_print_arguments():
+    assert ex.legacy_arguments(str(CLANG.parent))["Loop Invariant Code Motion"] == "licm"
+
+
+# ---------------------------------------------------------------- with the real toolchain
+
+
+def _build(side: str, extra: list[str], tmp: Path) -> dict:
+    """The test's own build and reading of the target kernel's figures (not the tool's)."""
+    out = tmp / f"{side}-{len(list(tmp.iterdir()))}"
+    out.mkdir()
+    common = [str(CLANG), "-x", "hip", "-nogpuinc", "-nogpulib", "--offload-arch=gfx950", "-O3", *FLAGS,
+              "-isystem", str(ROOT / "interestingness" / "shim"), "--offload-device-only", "--no-gpu-bundle-output"]
+    if side == "lto":
+        cmd = [*common, "-foffload-lto=full", "-c", "-Xoffload-linker", "--lto-emit-asm", *extra, "-o", "out.s"]
+    else:
+        cmd = [*common, "-fno-offload-lto", "-S", *extra, "-o", "out.s"]
+    subprocess.run([*cmd, str(TINY)], cwd=out, check=True, capture_output=True)
+    asm = "".join(p.read_text() for p in sorted(out.glob("out.s*")))
+    body = asm[asm.index(f"{K}:"):asm.index(".Lfunc_end0")]
+    meta = asm[re.search(rf"\.name:\s+{K}", asm).start():]
+    return {"vgpr_spills": int(re.search(r"\.vgpr_spill_count:\s+(\d+)", meta).group(1)),
+            "scratch_size": int(re.search(r"\.private_segment_fixed_size:\s+(\d+)", meta).group(1)),
+            "spill_ops": len(re.findall(r"Folded (?:Spill|Reload)", body)),
+            "mfma": len(re.findall(r"^\s+v_mfma", body, re.M))}
+
+
+def _default_predicate(lto: dict, nolto: dict) -> bool:
+    """The oracle's default predicate, written out again."""
+    return (lto["vgpr_spills"] > 0 and lto["spill_ops"] > 0 and nolto["spill_ops"] * 4 <= lto["spill_ops"]
+            and nolto["vgpr_spills"] * 4 <= lto["vgpr_spills"] and nolto["scratch_size"] * 4 <= lto["scratch_size"]
+            and lto["mfma"] > 0 and lto["mfma"] == nolto["mfma"])
+
+
+@pytest.fixture(scope="module")
+def link_result(tmp_path_factory):
+    return explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=[*LINK_PASSES, "no-such-pass"],
+                        workdir=tmp_path_factory.mktemp("explain"))
+
+
+@needs_clang22
+def test_a_listed_culprit_really_loses_the_predicate(link_result, tmp_path):
+    r = link_result
+    assert r.target == K and r.culprits, r.ablations
+    assert {a.name for a in r.ablations} == set(LINK_PASSES)
+    culprit = r.culprits[0]
+    assert culprit.stage == LINK
+    lto, nolto = _build("lto", [], tmp_path), _build("nolto", [], tmp_path)
+    assert _default_predicate(lto, nolto)
+    without = _build("lto", ["-Xoffload-linker", f"-mllvm=-opt-disable={culprit.name}"], tmp_path)
+    assert not _default_predicate(without, nolto) and without["mfma"] == lto["mfma"]
+    assert without["vgpr_spills"] == culprit.figures["vgpr_spills"]
+    # the execution said to be enough alone (or those enough together) are: only they skipped, it is lost too
+    skip = culprit.enough[:1] or culprit.together
+    assert skip and set(skip) <= set(culprit.instances)
+    alone = _build("lto", ["-Xoffload-linker", f"-mllvm=-opt-bisect={skip_intervals(skip)}"], tmp_path)
+    assert not _default_predicate(alone, nolto) and alone["mfma"] == lto["mfma"]
+
+
+@needs_clang22
+def test_explain_reports_figures_dumps_and_notes(link_result, tmp_path):
+    r = link_result
+    outcomes = {a.name: a.outcome for a in r.ablations}
+    assert outcomes == {"early-machinelicm": "culprit", "amdgpu-attributor": "worse", "globaldce": "same"}
+    worse = next(a for a in r.ablations if a.outcome == "worse")
+    assert worse.figures["vgpr_spills"] > 100 and worse.holds
+    assert any("no-such-pass" in n for n in r.notes)
+    assert all(a.disabled > 0 for a in r.ablations)
+    d = r.culprits[0].dump
+    assert d is not None and d.before and d.after and d.function == K
+    assert d.after_header.startswith("# *** IR Dump After")  # a machine pass: MIR
+    assert {PRELINK, LINK, NOLTO_STAGE} <= set(r.pipelines) and any(p.name == "amdgpu-isel" for p in r.pipelines[LINK])
+    md = write_explain(r, tmp_path / "out")
+    text = md.read_text()
+    for heading in ("## Culprits", "## Where it starts", "## Ablation", "## Pipelines", "## How to reproduce"):
+        assert heading in text
+    assert (tmp_path / "out" / "dumps").is_dir() and json.loads((tmp_path / "out" / "explain.json").read_text())
+
+
+@needs_clang22
+def test_without_opt_disable_names_are_disabled_through_intervals(monkeypatch, tmp_path):
+    monkeypatch.setattr(ex, "clang_gates", lambda clang: PassGates(False, False, True, True))
+    r = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=LINK_PASSES[:1], dumps=False, workdir=tmp_path)
+    assert any("no -opt-disable" in n for n in r.notes)
+    assert [c.name for c in r.culprits] == LINK_PASSES[:1]
+
+
+@needs_clang22
+def test_a_file_that_is_not_interesting_is_refused_with_the_reason(tmp_path):
+    calm = tmp_path / "calm.hip"
+    calm.write_text("#include <hip/hip_runtime.h>\n__global__ void calm(float* a) { a[threadIdx.x] = 1.0f; }\n")
+    with pytest.raises(ExplainError) as e:
+        explain_file(calm, [], jobs=1, workdir=tmp_path / "w")
+    assert e.value.kind == "not-interesting" and "predicate" in str(e.value)
+    res = subprocess.run([sys.executable, "-m", "reducer.cli", "explain", str(calm), "--"], cwd=tmp_path,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 5 and "not interesting" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["calm.hip", "w"]  # nothing written beside the file
+
+
+@needs_clang22
+def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
+    """The precodegen bitcode of the tiny kernel through llc: the LTO link's codegen culprit is found
+    again, and the lit RUN lines explain writes for it pass with llc and FileCheck."""
+    from interestingness.precodegen import build_precodegen
+    from reducer.lit import verify
+
+    built = build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path)
+    bc = tmp_path / "tiny.bc"
+    bc.write_bytes(built.partitions[0])
+    res = subprocess.run([sys.executable, "-m", "reducer.cli", "explain", str(bc), "--json", "-q", "-j", "2",
+                          "--passes", ",".join(LINK_PASSES)], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["mode"] == "ir" and out["target"] == K
+    # codegen's culprit is llc's too; the LTO pipeline's passes do not run in llc, and are said to be skipped
+    assert [(c["stage"], c["name"]) for c in out["culprits"]] == [("llc", "early-machinelicm")]
+    assert {a["name"] for a in out["ablations"]} < set(LINK_PASSES)
+    assert any("amdgpu-attributor" in n for n in out["notes"])
+    r = explain_ir(bc, passes=[out["culprits"][0]["name"]], dumps=False, search=False, workdir=tmp_path / "w")
+    md = render_markdown(r)
+    run_lines = md[md.index("```llvm\n") + 8:md.index("```", md.index("```llvm\n") + 8)]
+    dis = subprocess.run([str(CLANG.parent / "llvm-dis"), str(bc), "-o", "-"], capture_output=True, text=True)
+    lit = tmp_path / "pinned.ll"
+    lit.write_text(run_lines.replace("| FileCheck %s\n", "| FileCheck %s --check-prefix=ANY\n") + "; ANY: .name\n"
+                   + dis.stdout)
+    assert verify(lit, str(CLANG.parent), 120) is None
+
+
+@needs_clang22
+def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeypatch, tmp_path):
+    from interestingness.precodegen import build_precodegen
+
+    monkeypatch.setattr(ex, "llc_gates", lambda llc: PassGates(False, False, False, True))
+    bc = tmp_path / "tiny.bc"
+    bc.write_bytes(build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path).partitions[0])
+    r = explain_ir(bc, dumps=False, workdir=tmp_path / "w")
+    assert any("nor -opt-bisect intervals" in n for n in r.notes) and not r.ablations
+    assert r.bisects and r.bisects[0]["builds"] >= 2

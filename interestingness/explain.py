@@ -52,7 +52,7 @@ from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools
 from interestingness.metrics import Metrics, analyse, demangle
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.process import run
-from interestingness.spill import OracleSetupError, SpillOracle, by_target
+from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
 from interestingness.toolchain import Toolchain
 
 PRELINK, LINK, NOLTO_STAGE, LLC_STAGE = "prelink", "link", "nolto", "llc"
@@ -822,14 +822,14 @@ def explain_file(
         raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
     started = time.monotonic()
     with _workdir(workdir) as work:
-        oracle = SpillOracle(path, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels or []) or None,
-                             timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False, hip_headers=hip_headers,
-                             init_guard=False, loop_guard=False)
+        setup = SpillSetup(path, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels or []) or None,
+                           timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False, hip_headers=hip_headers,
+                           init_guard=False, loop_guard=False)
         source = Path(cwd or os.getcwd(), path).read_bytes() if content is None else content
         if progress:
             progress("note", message="building both sides to find the target kernel")
         try:
-            resolved = oracle.resolve_targets(source, focus=True)
+            resolved = setup.resolve(source, focus=True)
         except OracleSetupError as e:
             raise ExplainError("not-interesting", str(e)) from None
         if len(resolved.targets) != 1:

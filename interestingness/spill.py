@@ -31,8 +31,9 @@ from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import Verdict
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
-# for a layout key that let a respacing which changes the tokens share a verdict)
-IDENTITY_VERSION = "spill-differential/4"
+# for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
+# its test's alone, the init guard's confirmation a record of its own (before, a confirmed verdict)
+IDENTITY_VERSION = "spill-differential/5"
 INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 
@@ -313,11 +314,19 @@ class SpillOracle:
         return len(INIT_MODES) if self.init_guard else 0
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
-        """The init guard with INIT_MODES[step], for a candidate about to be kept (`verdict` is
-        its interesting `test`): an LTO build (two, at level "verdict") paid by the few
-        candidates that are accepted, not by every speculative one that happens to be interesting."""
+        """The init guard with INIT_MODES[step], for a candidate kept (`verdict` is its
+        interesting `test`; without its details, as replayed from a journal, the plain LTO code
+        is built again): an LTO build (two, at level "verdict") paid by the candidates kept, at
+        their checkpoints, not by every speculative one that happens to be interesting."""
         start = time.monotonic()
-        failed = self._init_failure(content, verdict.details.get("lto_code", {}), INIT_MODES[step])
+        plain = verdict.details.get("lto_code")
+        if plain is None and self.init_guard == "code":
+            built = self.compiler.compile(LTO, content)
+            if not built.ok:
+                return Verdict(False, f"init guard: the candidate does not build ({built.failure}): {built.message}",
+                               infra_failure=built.failure == "infra", seconds=time.monotonic() - start)
+            plain = code_digests(built.asm, self.targets)
+        failed = self._init_failure(content, plain or {}, INIT_MODES[step])
         return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
                        seconds=time.monotonic() - start)
 

@@ -122,6 +122,11 @@ RUN: tuple[Option, ...] = (
            "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
            "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original "
            "fails it.", (bool, True), _SHOWN),
+    Option("confirm_batch", ("--confirm-batch",),
+           "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
+           "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
+           "Every file written passes. 1 confirms each candidate as it is kept.", (int, 16),
+           {"type": click.IntRange(1), **_SHOWN}),
     Option("loop_guard", ("--loop-guard/--no-loop-guard",),
            "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
            "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",

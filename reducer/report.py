@@ -72,7 +72,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"| tokens | {t['original']} | {t['start']} | {t['reduced']} | {t['result']} |", "",
         *_files_table(s),
         f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)"
-        + (f"; confirmations of a candidate about to be kept: {c['confirms']} ({c.get('unconfirmed', 0)} refused)"
+        + (f"; confirmations of candidates kept (in batches, at checkpoints): {c['confirms']} "
+           f"({c.get('unconfirmed', 0)} refused), {c.get('confirm_seconds', 0):.0f} s, "
+           f"{100 * c.get('confirm_seconds', 0) / max(c.get('oracle_seconds', 0), 1e-9):.0f}% of oracle time"
            if c.get("confirms") else ""),
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "

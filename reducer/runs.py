@@ -225,7 +225,7 @@ class _Session:
         replay = Replay(caps=state.caps, bugs={b.run: b.searches for b in self.pass_bugs.values()}, pass_time_cap=cap)
         self.engine = Engine(self.evaluator, self.language, schedule, replay=replay, values=self.values,
                              hooks=Hooks(on_accept=self._accepted, on_event=self._event, on_pass_bug=self._pass_bug),
-                             prefilter=config.prefilter)
+                             prefilter=config.prefilter, confirm_batch=config.confirm_batch)
         try:
             subject.write_result(output, wd.read("best") or text)
             self.engine.reduce_parts(subject.parts(text), self.languages, subject.join)

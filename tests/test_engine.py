@@ -300,19 +300,32 @@ class ConfirmsWithout(Contains):
         return Verdict(self.must in content, "" if self.must in content else "refused on confirmation")
 
 
-def test_a_stricter_check_runs_only_on_candidates_about_to_be_kept():
-    oracle = ConfirmsWithout((b"keep_me",), must=b"int a")
-    result, ev = reduce(CODE, oracle)
-    assert b"keep_me" in result and b"int a" in result  # nothing was kept on the first check alone
-    # confirmed: the candidates kept, and those refused (each then rejected for good)
-    assert ev.counters.confirms == len(oracle.confirmed) and ev.counters.unconfirmed > 0
-    assert sum(b"int a" not in c for c in oracle.confirmed) == ev.counters.unconfirmed
-    assert len(set(oracle.confirmed)) == len(oracle.confirmed)  # a settled verdict is never confirmed again
-    for jobs in (2, 4):  # speculative interesting candidates are not confirmed: same result, same path
-        other = ConfirmsWithout((b"keep_me",), must=b"int a")
-        again, ev_j = reduce(CODE, other, jobs=jobs)
-        assert again == result and other.confirmed == oracle.confirmed
-        assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_passes_it():
+    for batch in (1, 16):
+        oracle, written = ConfirmsWithout((b"keep_me",), must=b"int a"), []
+        result, ev = reduce(CODE, oracle, confirm_batch=batch, hooks=Hooks(on_accept=written.append))
+        assert b"keep_me" in result and b"int a" in result  # nothing was kept on the first check alone
+        assert written and all(b"int a" in w for w in written)  # every checkpoint passes
+        assert written[-1] == result
+        # confirmed: checkpoints and bisections; the refused ones are never kept again
+        assert ev.counters.confirms == len(oracle.confirmed) and ev.counters.unconfirmed > 0
+        assert sum(b"int a" not in c for c in oracle.confirmed) == ev.counters.unconfirmed
+        assert len(set(oracle.confirmed)) == len(oracle.confirmed)  # a confirmation is never asked twice
+        for jobs in (2, 4):  # speculative interesting candidates are not confirmed: same result, same path
+            other = ConfirmsWithout((b"keep_me",), must=b"int a")
+            again, ev_j = reduce(CODE, other, jobs=jobs, confirm_batch=batch)
+            assert again == result and other.confirmed == oracle.confirmed
+            assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+
+
+def test_confirming_kept_candidates_in_batches_confirms_fewer_times():
+    counts = {}
+    for batch in (1, 16):
+        oracle = ConfirmsWithout((b"keep_me",), must=b"keep_me")  # every kept candidate passes
+        result, ev = reduce(CODE, oracle, confirm_batch=batch)
+        counts[batch] = (result, ev.counters.confirms)
+    assert counts[1][0] == counts[16][0]  # nothing refused: the same path
+    assert counts[16][1] < counts[1][1] / 2
 
 
 class Watches(passes.REGISTRY["lines"].__class__):

@@ -27,6 +27,7 @@ SAMPLES = {
     "ub_guard": (False, False, {}),
     "init_guard": (False, False, {}),
     "loop_guard": (False, False, {}),
+    "confirm_batch": (4, 4, {}),
     "format": (False, False, {}),
     "prefilter": (False, False, {}),
     "passes": (["lines", "tokens"], ["lines", "tokens"], {}),

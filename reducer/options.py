@@ -136,6 +136,10 @@ RUN: tuple[Option, ...] = (
            "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
            "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.",
            (bool, True), _SHOWN),
+    Option("explain", ("--explain/--no-explain",),
+           "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
+           "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", (bool, True),
+           _SHOWN),
     Option("prefilter", ("--no-prefilter",), "Test candidates that add parse errors too.", (bool, True),
            {**_FLAG, "flag_value": False}),
     Option("passes", ("--passes",), "Comma-separated passes to run instead of the default schedule "

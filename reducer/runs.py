@@ -252,7 +252,11 @@ class _Session:
                                                  oracles.check(config, subject.tree, result, targets))
                     self._save(outcome)
                     files = subject.result_files(wd.result())
-                    ui.say(f"bug report: {bugreport.write(wd, state.metrics.result, files)}/")
+                    bundle = bugreport.write(wd, state.metrics.result, files)
+                    if config.explain and code == 0:
+                        oracles.explain(config, subject.tree, result, targets, config.jobs, bundle,
+                                        wd.path / "tmp", ui.say)
+                    ui.say(f"bug report: {bundle}/")
                 self._save(outcome)
             report = write_report(wd)
         except OSError as e:

@@ -30,6 +30,7 @@ SAMPLES = {
     "confirm_batch": (4, 4, {}),
     "format": (False, False, {}),
     "prefilter": (False, False, {}),
+    "explain": (False, False, {}),
     "passes": (["lines", "tokens"], ["lines", "tokens"], {}),
     "skip_passes": ("lines, hoist", ["lines", "hoist"], {}),
     "adaptive_sweeps": (True, True, {}),

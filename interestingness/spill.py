@@ -36,7 +36,6 @@ from interestingness.verdict import Verdict
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict)
 IDENTITY_VERSION = "spill-differential/4"
-SHARED_FRONT_END = "shared-front-end/1"  # in the identity of an oracle that builds this way
 INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 
@@ -490,6 +489,9 @@ def target_digests(digests: dict[str, list], kernels: Sequence[str]) -> dict[str
     """`code_digests` from a build's summary (metrics.Summary.digests)."""
     table = by_target(digests, kernels)
     return {k: table[k] for k in kernels if k in table}
+
+
+SHARED_FRONT_END = "shared-front-end/1"  # in the identity of an oracle that builds this way
 
 
 def _memo(compiler: Compiler) -> IrMemo:

@@ -109,6 +109,9 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
     if oracle.compiler.pch:
         say("HIP headers: <hip/hip_runtime.h> read from a precompiled header where it leads a candidate (the "
             "original builds the same code with it)")
+    if oracle.compiler.shared_front_end:
+        say("builds: one device front end per candidate, both sides' pipelines from its bitcode, and what they "
+            "made of a bitcode kept for candidates with the same IR (the original builds the same code so)")
     for why in oracle.guards_off:
         say(f"note: {why}")
     guards = Guards(options.ub_guard, oracle.init_guard, bool(oracle.loop_targets), oracle.guards_off)

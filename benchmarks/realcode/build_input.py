@@ -115,8 +115,12 @@ def open_source(manifest: dict, git_dir: Path | None, tmp: Path) -> Source:
     where = git_dir if git_dir is not None else default_git_dir(repo)
     print(f"{where}: no git directory with commit {commit}; cloning {manifest['url']} (needs the network)",
           file=sys.stderr)
-    return clone(manifest["url"], commit, [f["path"] for f in manifest["files"]] +
-                 [g["template"] for g in manifest.get("generated", [])], tmp / "clone")
+    try:
+        return clone(manifest["url"], commit, [f["path"] for f in manifest["files"]] +
+                     [g["template"] for g in manifest.get("generated", [])], tmp / "clone")
+    except subprocess.CalledProcessError as e:
+        raise SystemExit(f"cannot get {repo} at {commit} ({shlex.join(e.cmd)} failed): give --git-dir a git "
+                         f"directory holding the commit, e.g. the fetch tool's snapshot") from None
 
 
 def configure_file(template: str, values: dict[str, str]) -> str:

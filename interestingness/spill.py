@@ -28,7 +28,7 @@ from interestingness.hip_headers import resolve as resolve_hip_headers
 from interestingness.metrics import Metrics, analyse, code, demangle
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
-from interestingness.verdict import Verdict
+from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
@@ -350,10 +350,10 @@ class SpillOracle:
         details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
         lto_asm: Sequence[str] = ()
 
-        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
+        def verdict(interesting: bool, reason: str = "", infra: bool = False, kind: str = BUILT) -> Verdict:
             if interesting:
                 details["lto_code"] = code_digests(lto_asm, self.targets)
-            return Verdict(interesting, reason, infra, 0.0, details)
+            return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
         for side in SIDES:
@@ -364,7 +364,8 @@ class SpillOracle:
             details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts}
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
-                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
+                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra",
+                               kind=TIMEOUT if c.failure == "timeout" else COMPILE_ERROR)
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")

@@ -52,3 +52,17 @@ def test_unused_declarations_go_and_used_ones_and_kernels_stay():
 def test_removing_unused_declarations_compiles_and_keeps_the_mfma():
     out = removed_all(removed_all(TEXT))
     assert mfma_counts(out) == mfma_counts(TEXT) == [0, 1]
+
+
+def test_operators_and_members_a_braced_list_fills_stay():
+    """`operator==` is used as `a == b`, which no token names; `why` of an aggregate may be
+    filled by `{true, ms, nullptr}`: deleting either never compiles (mfconv_pos, issue 28).
+    A member of a class with a constructor, or past the longest positional list, is fair game."""
+    text = (b"struct Config { int a, b; friend constexpr bool operator==(const Config&, const Config&) = default; };\n"
+            b"struct Result { bool ok; float ms; const char* why; int spare; };\n"
+            b"struct Built { Built(int v) : x(v) {} int x; int unused_y; };\n"
+            b"bool same(Config p, Config q) { return p == q; }\n"
+            b"Result ok(float ms) { return {true, ms, nullptr}; }\n"
+            b"int main() { Result r = ok(1); Built b{2}; return r.ok + b.x + same({1, 2}, {3, 4}) + (int)r.ms; }\n")
+    deleted = {text[e.start:e.end].strip() for item in REGISTRY["unused"].items(Source(text, "cpp"), 0) for e in item}
+    assert deleted == {b"int spare;", b"int unused_y;"}

@@ -98,7 +98,7 @@ def generic(node: Node) -> bool:
 def parameters(node: Node) -> Node | None:
     """The parameter list of a function definition or a lambda (None for `[] {}`)."""
     decl = node.child_by_field_name("declarator")
-    if decl is None or decl.type not in ("function_declarator", "lambda_declarator"):
+    if decl is None or decl.type not in ("function_declarator", "lambda_declarator", "abstract_function_declarator"):
         return None
     return decl.child_by_field_name("parameters")
 

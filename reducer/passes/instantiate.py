@@ -665,7 +665,9 @@ def _growth(edits: list[Edit]) -> int:
 
 
 _PURE = frozenset({"number_literal", "true", "false", "identifier", "qualified_identifier", "nullptr",
-                   "compound_literal_expression"})  # an argument that may go unevaluated
+                   "compound_literal_expression"})  # an argument that may go unevaluated (`integral_constant<bool, false>{}`)
+_EFFECTS = frozenset({"call_expression", "assignment_expression", "update_expression", "new_expression",
+                      "delete_expression", "lambda_expression"})
 
 
 class _LambdaPlan:
@@ -784,7 +786,8 @@ def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
     body = lam.child_by_field_name("body")
     if name is None or name.type != "identifier" or body is None \
             or captures is not None and any(c.type == "lambda_capture_initializer" for c in captures.children) \
-            or declarator is not None and any(c.type == "lambda_specifier" for c in declarator.children) \
+            or declarator is not None and any(c.type == "lambda_specifier" or c.text == b"mutable"
+                                              for c in declarator.children) \
             or any(n.type in ("static_assert_declaration", "goto_statement", "labeled_statement")
                    or n.text == b"static" for n in _own_statements(body)):
         return None
@@ -833,7 +836,8 @@ def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
         bound = _Params({}, set(), {})
     kept = dict(zip(names, texts))
     params = _Params({**bound.texts, **kept}, bound.types, {**bound.declared, **dict.fromkeys(kept)}, frozenset(kept))
-    pure = [a.type in _PURE for a in args] + [False] * (len(fparams) - len(args))
+    pure = [a.type in _PURE and not any(n.type in _EFFECTS for n in walk(a)) for a in args]
+    pure += [False] * (len(fparams) - len(args))
     return _LambdaPlan(src, decl, lam, stmt, list(zip(fparams, names, texts, pure)), params)
 
 

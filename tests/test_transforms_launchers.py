@@ -240,6 +240,14 @@ def test_lambda_instantiation_needs_one_call_that_means_the_same():
                  b"auto h = [&] { return g.template operator()<3>(tag{1}); }; return h();",
                  b"{ int x = 2; return g.template operator()<3>(tag{1}); }"):
         assert inst.items(Source(base.replace(b"CALL", call), "cpp"), 0) == [], call
+    # a static_assert on the parameters holds where the call goes; under an `if constexpr`
+    # left unfolded it may be in a branch the call discarded, and would be checked once bound
+    asserted = once.replace(b"return K + x;", b"static_assert(K > 2); return K + x;")
+    assert len(inst.items(Source(asserted, "cpp"), 0)) == 1
+    launcher = ISSUE.replace(b"  else\n    typed_launch.template operator()<DataType::f16>();\n", b"")
+    lambdas = [i for i in inst.items(Source(launcher, "cuda"), 0)
+               if any(launcher[e.start:e.end].strip().startswith(b"auto typed_launch") for e in i)]
+    assert lambdas == []  # `cfg` is not bound yet: `if constexpr (cfg.is_tf32())` holds the static_assert
     for lam in (b"[y = x]", b"[&]<int K>(auto t) mutable"):
         assert inst.items(Source(once.replace(b"[&]<int K>(auto t)" if b"<" in lam else b"[&]", lam), "cpp"), 0) == []
 
@@ -254,6 +262,16 @@ def test_alias_templates_and_namespaces_in_arguments():
             b"namespace a::b { void f(); }\n")
     src = Source(text, "cpp")
     # written in a::b, read in c: `v` meant a::b::v, `T` a::T (c has its own)
-    assert qualified(src, b"X<T, v>", (b"c",), len(text), (b"a", b"b")) == b"X<::a::T, ::a::b::v>"
+    assert qualified(src, b"X<T, v>", (b"c",), len(text), (b"a", b"b")) == b"X< ::a::T, ::a::b::v>"
     assert qualified(src, b"X<T, v>", (b"a", b"b"), len(text), (b"a", b"b")) == b"X<T, v>"
     assert qualified(src, b"v", (b"c",), 10, (b"a",)) is None  # declared after the place it would go
+    # `%::` is the digraph `%:` then `:`, `:::` is `::` then `:`
+    assert qualified(src, b"x%v ? v : v", (b"c",), len(text), (b"a", b"b")) == \
+        b"x% ::a::b::v ? ::a::b::v : ::a::b::v"
+
+
+def test_a_qualified_use_of_an_alias_loses_its_global_qualifier():
+    """`W<::m::bf16_t>` (qualified by `instantiate`) must not become `W<::__bf16>`."""
+    text = b"namespace m { using bf16_t = __bf16; }\nnamespace m::c { template <typename T> struct W {}; W<::m::bf16_t> w; }\n"
+    items = REGISTRY["aliases"].items(Source(text, "cpp"), 0)
+    assert [apply(text, i) for i in items] == [b"namespace m {  }\nnamespace m::c { template <typename T> struct W {}; W<__bf16> w; }\n"]

@@ -2,7 +2,7 @@
 from itertools import chain
 
 from conftest import needs_clang22
-from transforms import PRELUDE, mfma_counts
+from transforms import PRELUDE, fixpoint, mfma_counts
 
 from reducer.edits import apply
 from reducer.passes import REGISTRY
@@ -66,3 +66,13 @@ def test_operators_and_members_a_braced_list_fills_stay():
             b"int main() { Result r = ok(1); Built b{2}; return r.ok + b.x + same({1, 2}, {3, 4}) + (int)r.ms; }\n")
     deleted = {text[e.start:e.end].strip() for item in REGISTRY["unused"].items(Source(text, "cpp"), 0) for e in item}
     assert deleted == {b"int spare;", b"int unused_y;"}
+
+
+def test_static_asserts_go_and_with_them_what_only_they_used():
+    """No code depends on a static_assert; mfconv's `static_assert(select_wgrad_config(...) >= 0)`
+    kept the host heuristics, and through them the config table, alive."""
+    text = (b"constexpr int table[] = {1, 2, 3};\nconstexpr int pick(int i) { return table[i]; }\n"
+            b"static_assert(pick(1) == 2, \"table\");\nstruct S { static_assert(sizeof(int) == 4); int v; };\n"
+            b"int main() { S s{1}; static_assert(true); return s.v; }\n")
+    out, _ = fixpoint("unused", text)
+    assert out == b"struct S {  int v; };\nint main() { S s{1};  return s.v; }\n", out.decode()

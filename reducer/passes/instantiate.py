@@ -180,6 +180,11 @@ class _Renderer:
             if folded is None and cond is not None and self._mentions(cond, self.derived):
                 self.unfolded += 1
             return folded
+        if fold and n.type == "static_assert_declaration" and self._mentions(n, self.derived) \
+                and _under_if_constexpr(n):
+            # it held where the call took it; in a branch left unfolded it may be one the call
+            # discarded, and with the parameters bound it is checked where it stands
+            self.unfolded += 1
         param = n.type in _NAMES and n.text in self.params.texts
         if fold and n.type in _FOLDABLE and not param and self._mentions(n):
             value = self._ask(n)
@@ -275,16 +280,20 @@ class Instantiate(Pass):
                 (specialisations[name].append(node) if full else definitions[name].append(node))
         uses: dict[bytes, list[Node]] = defaultdict(list)
         instantiations: dict[bytes, list[Node]] = defaultdict(list)
+        seen: dict[str, list[Node]] = defaultdict(list)  # aliases, explicit instantiations, lambdas
         for node in src.nodes():
             if node.type in _USES and (name := simple_name(node.child_by_field_name("name"))) in definitions \
                     and node.parent.type not in ("struct_specifier", "class_specifier"):  # a specialisation's name
                 explicit = _explicit_instantiation(node)
                 (instantiations[name] if explicit is not None else uses[name]).append(explicit or node)
+            elif node.type in ("alias_declaration", "template_instantiation", "lambda_expression"):
+                seen[node.type].append(node)
         # `template float bench::DeviceOp::Invoker::Run(...);` with `using DeviceOp = ns::Op<...>;`:
         # an explicit instantiation of a member of the class template through an alias. The alias
         # is the use; the instantiation goes with it (a plain class's member cannot be instantiated)
-        members = _member_instantiations(src, definitions)
+        members = _member_instantiations(seen["alias_declaration"], seen["template_instantiation"], definitions)
         local, first = local_names(src), first_declarations(src)
+        parameters_ = _template_parameter_names(definitions)
         alias_templates = _alias_templates(src, definitions)
         plans, keep_one = [], []
         for name, decls in definitions.items():
@@ -306,7 +315,8 @@ class Instantiate(Pass):
                           for a in _arguments(s, outer, alias_templates)] for s in sites]
                 args = {_key(t) for t in texts if None not in t}
                 if len(args) == 1 and all(None not in t for t in texts) and not names_local(next(iter(args)), local) \
-                        and _declared_before(first, next(iter(args)), decls[0].start_byte):
+                        and _declared_before(first, next(iter(args)), decls[0].start_byte) \
+                        and not looked_up(next(iter(args))) & (parameters_ - set(first)):
                     break
             else:
                 continue
@@ -316,7 +326,7 @@ class Instantiate(Pass):
                 plans.append(plan)
         # every value any of them needs, in one question; a structural literal one would use is
         # confirmed by a second (clang prints an enum field as a number: that does not compile back)
-        plans += _lambda_plans(src)
+        plans += [plan for lam in seen["lambda_expression"] if generic(lam) and (plan := _lambda_plan(src, lam))]
         answers = ask(src, [q for plan in plans for q in plan.queries()])
         choices = [choice for plan in plans if (choice := plan.item(answers)) is not None]
         confirmations = ask(src, [q for _, _, wanted in choices for q in wanted])
@@ -324,6 +334,22 @@ class Instantiate(Pass):
                  else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
         return keep_one + items
+
+
+def _template_parameter_names(definitions: dict[bytes, list[Node]]) -> set[bytes]:
+    """The names the templates' parameter lists declare: an argument naming one that nothing
+    else declares is a template's parameter (`store_stage<T, C>` in a kernel whose template
+    head tree-sitter lost to a macro), which means nothing where the template is."""
+    names = set()
+    for decls in definitions.values():
+        for decl in decls:
+            params = decl.child_by_field_name("parameters") if decl.type == "template_declaration" else None
+            for p in elements(params) if params is not None else ():
+                name = p.child_by_field_name("declarator") or p.child_by_field_name("name") \
+                    or next((c for c in p.named_children if c.type == "type_identifier"), None)
+                if (n := simple_name(name) if name is not None else None) is not None:
+                    names.add(n)
+    return names
 
 
 def _arguments(site: Node, outer: bool = False, alias_templates: dict | None = None) -> list[bytes]:
@@ -439,12 +465,13 @@ def _substitute(alias: tuple[list, bytes], args: list[bytes]) -> bytes | None:
     return b"".join(out) + type_[pos:]
 
 
-def _member_instantiations(src: Source, definitions: dict[bytes, list[Node]]) -> dict[bytes, list[Node]]:
+def _member_instantiations(alias_nodes: list[Node], instantiation_nodes: list[Node],
+                           definitions: dict[bytes, list[Node]]) -> dict[bytes, list[Node]]:
     """Class template -> explicit instantiations of a member of one of its instances named
     through a namespace-scope alias (`template float bench::DeviceOp::Invoker::Run(...);`)."""
     aliases: dict[bytes, bytes] = {}
     found: dict[bytes, list[Node]] = defaultdict(list)
-    for node in src.nodes():
+    for node in alias_nodes + instantiation_nodes:  # aliases first: an alias is declared before its use
         if node.type == "alias_declaration" and node.parent is not None \
                 and node.parent.type in ("translation_unit", "declaration_list"):
             type_ = node.child_by_field_name("type")
@@ -739,6 +766,16 @@ class _LambdaPlan:
                 spaced(src.text, self.stmt.start_byte, self.stmt.end_byte, text)), None, {}
 
 
+def _under_if_constexpr(node: Node) -> bool:
+    """Whether an `if constexpr` of the same function or lambda holds `node`."""
+    node = node.parent
+    while node is not None and node.type not in ("lambda_expression", "function_definition"):
+        if node.type == "if_statement" and any(c.type == "constexpr" for c in node.children):
+            return True
+        node = node.parent
+    return False
+
+
 def _derived(body: Node, params: dict[bytes, bytes]) -> frozenset[bytes]:
     """Constants of `body` computed from the parameters (`constexpr bool has_main_loop =
     has_main_k_block_loop.value;`)."""
@@ -765,14 +802,6 @@ def _returns_value(body: Node) -> bool:
     return any(n.type == "return_statement" and n.named_children for n in _own_statements(body))
 
 
-def _lambda_plans(src: Source) -> list[_LambdaPlan]:
-    plans = []
-    for lam in src.nodes():
-        if lam.type == "lambda_expression" and generic(lam) and (plan := _lambda_plan(src, lam)) is not None:
-            plans.append(plan)
-    return plans
-
-
 def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
     init = lam.parent
     decl = init.parent if init is not None else None
@@ -788,8 +817,8 @@ def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
             or captures is not None and any(c.type == "lambda_capture_initializer" for c in captures.children) \
             or declarator is not None and any(c.type == "lambda_specifier" or c.text == b"mutable"
                                               for c in declarator.children) \
-            or any(n.type in ("static_assert_declaration", "goto_statement", "labeled_statement")
-                   or n.text == b"static" for n in _own_statements(body)):
+            or any(n.type in ("goto_statement", "labeled_statement") or n.text == b"static"
+                   for n in _own_statements(body)):
         return None
     block = decl.parent
     named = [n for n in walk(block) if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte

@@ -66,6 +66,8 @@ def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> li
         j = i
         while j >= 2 and lex[j - 1] == b"::" and toks[j - 2].kind == "ident":
             j -= 2
+        if j >= 1 and lex[j - 1] == b"::" and (j < 2 or toks[j - 2].kind != "ident" and lex[j - 2] not in (b">", b")")):
+            j -= 1  # `::mfconv::bf16_t`: the global qualifier goes too (`::__bf16` names nothing)
         if j >= 1 and lex[j - 1] == b"typename":
             j -= 1
         out.append((toks[j].start, t.end))
@@ -209,7 +211,9 @@ def qualified(src: Source, text: bytes, at: tuple[bytes, ...], before: int,
             continue
         if b"" in meant or not any(scope == meant and start < before for scope, start in where):
             return None
-        out += [text[pos:t.start], b"::" + b"::".join(meant) + b"::" + name]
+        # `x%::ns::k` would lex as the digraph `%:`, `a ? b :::ns::c` as `::` `:`
+        space = b" " if t.start and text[t.start - 1:t.start] not in b" \t\n([{," else b""
+        out += [text[pos:t.start], space + b"::" + b"::".join(meant) + b"::" + name]
         pos = t.end
     return b"".join(out) + text[pos:]
 

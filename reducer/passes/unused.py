@@ -1,5 +1,7 @@
 """Delete declarations nothing refers to: a function, type, alias, variable, template or macro
-whose name occurs nowhere outside its own declaration.
+whose name occurs nowhere outside its own declaration, and every `static_assert` (it declares
+nothing, and no code depends on it: mfconv's `static_assert(select_wgrad_config(...) >= 0)` was
+what kept the host heuristics, and with them the config table, alive).
 
 Tree deletion reaches the same declarations, but mixed with used ones: its big chunks fail and
 ddmin pays a test per halving. Here every item is a likely success, so the first chunk (all of
@@ -73,7 +75,7 @@ def _is_kernel(node: Node) -> bool:
 
 class Unused(Pass):
     name = "unused"
-    summary = "delete a declaration whose name occurs nowhere else"
+    summary = "delete a declaration whose name occurs nowhere else, and static_asserts"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
@@ -85,6 +87,10 @@ class Unused(Pass):
         fields: dict = {}
         longest = None  # the longest positional braced list of the file, when a data member asks
         for node in src.nodes():
+            if node.type == "static_assert_declaration" and node.start_byte >= covered and deletable(node, fields):
+                items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
+                covered = node.end_byte
+                continue
             if (node.start_byte < covered or node.type not in _KINDS or not deletable(node, fields)
                     or _is_kernel(node)):
                 continue

@@ -76,3 +76,14 @@ def test_static_asserts_go_and_with_them_what_only_they_used():
             b"int main() { S s{1}; static_assert(true); return s.v; }\n")
     out, _ = fixpoint("unused", text)
     assert out == b"struct S {  int v; };\nint main() { S s{1};  return s.v; }\n", out.decode()
+
+
+def test_a_declaration_split_at_an_unknown_macro_is_not_deleted_in_part():
+    """Before `macros` expands it, `HD constexpr long f(int d) const {...}` reads as a member
+    `HD constexpr long` and a function `f(int d) const {...}`: deleting the function alone
+    leaves `constexpr long;` behind, which never compiles."""
+    text = (b"struct D {\n  long_index_t n;\n  HD constexpr long_index_t f(index_t d) const { return n + d; }\n};\n"
+            b"int main() { D d{1}; return d.n; }\n")
+    src = Source(text, "cpp")
+    assert any(n.type == "function_definition" and n.text.startswith(b"f(") for n in src.nodes())
+    assert REGISTRY["unused"].items(src, 0) == []

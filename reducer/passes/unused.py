@@ -83,10 +83,14 @@ class Unused(Pass):
         for tok in src.tokens:
             if tok.kind == "ident":
                 where[src.text[tok.start:tok.end]].append(tok.start)
+        starts = [t.start for t in src.tokens]
         items, covered = [], 0  # nothing inside an unused declaration is proposed on its own
         fields: dict = {}
         longest = None  # the longest positional braced list of the file, when a data member asks
         for node in src.nodes():
+            if node.type in _KINDS or node.type == "static_assert_declaration":
+                if not _starts_a_declaration(src, starts, node):
+                    continue  # `length(index_t d) const {...}` of `MACRO constexpr long_index_t length(...)`
             if node.type == "static_assert_declaration" and node.start_byte >= covered and deletable(node, fields):
                 items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
                 covered = node.end_byte
@@ -111,6 +115,25 @@ class Unused(Pass):
                 items.append(deletion(*line_span(src.text, node.start_byte, end)))
                 covered = end
         return items
+
+
+_BEFORE = frozenset({b";", b"}", b"{", b":"})
+
+
+def _starts_a_declaration(src: Source, starts: list[int], node: Node) -> bool:
+    """Whether `node` starts where a declaration can: after `;`, `}`, `{`, an access label's `:`,
+    a preprocessor line, or at the top. A node after anything else is the tail of a declaration
+    tree-sitter split at a macro it does not know (`MFCONV_HOST_DEVICE constexpr long_index_t`
+    then `length(index_t d) const {...}`); deleting it leaves the head behind."""
+    i = bisect.bisect_left(starts, node.start_byte) - 1
+    toks = src.tokens
+    while i >= 0 and toks[i].kind == "comment":
+        i -= 1
+    if i < 0:
+        return True
+    prev = src.text[toks[i].start:toks[i].end]
+    line = src.text.rfind(b"\n", 0, toks[i].start) + 1
+    return prev in _BEFORE or src.text[line:toks[i].start].lstrip().startswith(b"#")
 
 
 def _member_index(node: Node) -> int | None:

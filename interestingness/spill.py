@@ -31,7 +31,7 @@ from interestingness.ir_memo import IrMemo, default_directory
 from interestingness.metrics import Metrics, demangle, summarise
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
-from interestingness.verdict import Verdict
+from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
@@ -372,10 +372,10 @@ class SpillOracle:
         build = self.compiler.build(content, extra, self.memo)
         lto_code: dict[str, list] = {}
 
-        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
+        def verdict(interesting: bool, reason: str = "", infra: bool = False, kind: str = BUILT) -> Verdict:
             if interesting:
                 details["lto_code"] = target_digests(lto_code, self.targets)
-            return Verdict(interesting, reason, infra, 0.0, details)
+            return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
         for side in SIDES:
@@ -387,7 +387,8 @@ class SpillOracle:
                                          **({"memo": c.memo} if c.memo else {})}
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
-                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
+                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra",
+                               kind=TIMEOUT if c.failure == "timeout" else COMPILE_ERROR)
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")

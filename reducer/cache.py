@@ -108,7 +108,7 @@ class VerdictCache:
             return
         key = self._prefix + content
         record = json.dumps({"interesting": verdict.interesting, "reason": verdict.reason,
-                             "seconds": verdict.seconds, "details": verdict.details}, default=str)
+                             "seconds": verdict.seconds, "details": verdict.details, "kind": verdict.kind}, default=str)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",

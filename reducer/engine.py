@@ -40,6 +40,8 @@ class PassYield:
     accepted: int = 0
     bytes_removed: int = 0
     tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
+    compile_errors: int = 0  # of them, whose verdict said the candidate does not compile
+    build_known: int = 0     # of them, whose verdict said whether it compiles (not a script oracle's)
     answered: int = 0       # candidates answered by the persistent cache or another run's test
     not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
     prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
@@ -467,7 +469,7 @@ class _Charges:
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
         self._running: list[tuple[str, PassYield]] = []
-        self._since = (0.0, 0, 0)  # when the last charge was made, and the counts then
+        self._since = (0.0, (0, 0, 0, 0))  # when the last charge was made, and the counts then
 
     @contextmanager
     def to(self, name: str, stats: PassYield) -> Iterator[None]:
@@ -480,20 +482,23 @@ class _Charges:
 
     def charge(self) -> None:
         """Add what was spent since the last charge to the running pass."""
-        now, (tests, answered) = time.monotonic(), self._counts()
-        since, tests0, answered0 = self._since
+        now, counts = time.monotonic(), self._counts()
+        since, before = self._since
         if self._running:
             stats = self._running[-1][1]
-            stats.tests += tests - tests0
-            stats.answered += answered - answered0
+            tests, answered, compile_errors, build_known = (c - b for c, b in zip(counts, before))
+            stats.tests += tests
+            stats.answered += answered
+            stats.compile_errors += compile_errors
+            stats.build_known += build_known
             stats.seconds += now - since
-        self._since = (now, tests, answered)
+        self._since = (now, counts)
 
     def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
         self.charge()
         self._running = running
         self.evaluator.label = running[-1][0] if running else ""
 
-    def _counts(self) -> tuple[int, int]:
+    def _counts(self) -> tuple[int, int, int, int]:
         c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits
+        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from interestingness import bundle
-from interestingness.verdict import Oracle, Verdict
+from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
 
 from . import stopping
 from .budget import Budget
@@ -192,7 +192,9 @@ class Evaluator:
             return []
         self.store.count(tests=len(contents))
         verdicts = self._pool.map(self.oracle.test, [(c,) for c in contents])
-        self.store.count(oracle_seconds=sum(v.seconds for v in verdicts))
+        self.store.count(oracle_seconds=sum(v.seconds for v in verdicts),
+                         compile_errors=sum(v.kind == COMPILE_ERROR for v in verdicts),
+                         build_known=sum(v.kind != UNKNOWN for v in verdicts))
         return verdicts
 
     # Confirmation: the oracle's costlier check of a candidate the engine keeps, asked for by the

@@ -196,7 +196,9 @@ class _Session:
         self.language = self.languages[0]
         # Replay re-derives accepts, bytes and the candidates rejected without a test. Tests come
         # from the journal, which names the pass of each; seconds from the earlier sessions' state.
-        self.tally = PassTally(state.per_pass, evaluator.journal.tests_by if evaluator.journal is not None else {})
+        journal = evaluator.journal
+        self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by)
+                                                 if journal is not None else ({},)))
         self.pass_bugs = {b.number: b for b in state.pass_bugs}
         self.engine: Engine | None = None
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes

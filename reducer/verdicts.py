@@ -22,6 +22,8 @@ from .workdir import Journal
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
+    compile_errors: int = 0  # of them, whose verdict says the candidate does not compile
+    build_known: int = 0     # of them, whose verdict says whether it compiles (a script's does not)
     memo_hits: int = 0       # answered from this run's memory
     layout_rejects: int = 0  # rejected as a respacing of a candidate found not interesting
     layout_retests: int = 0  # tested although a respacing was found interesting: what exact bytes cost

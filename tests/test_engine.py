@@ -3,7 +3,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
 from reducer.edits import Edit
 from reducer.engine import Engine, Hooks, Replay
@@ -451,3 +451,30 @@ def test_a_pass_that_took_nothing_starts_its_next_run_at_single_items():
     assert b"x" not in out and len(out.splitlines()) == 8
     assert any(len(c.splitlines()) <= 6 for c in oracle.calls if b"x" in c)  # sweep 1: chunks
     assert all(len(c.splitlines()) >= 7 for c in oracle.calls if b"x" not in c)
+
+
+@dataclass
+class Compiles(Contains):
+    """Contains, saying whether a candidate "compiles": not when `keep_me` is called but no
+    longer defined, as a compiler oracle's verdict says (`Verdict.kind`)."""
+
+    def test(self, content: bytes) -> Verdict:
+        self.calls.append(content)
+        if b"keep_me(1, 2)" in content and b"int keep_me(" not in content:
+            return Verdict(False, "compile error: keep_me undeclared", kind=COMPILE_ERROR)
+        return Verdict(all(n in content for n in self.needles), kind=BUILT)
+
+
+def test_each_pass_is_charged_its_candidates_that_did_not_compile():
+    oracle = Compiles((b"keep_me(1, 2)",))
+    with Evaluator(oracle, 1, "threading") as ev:
+        schedule = Schedule(first=passes.resolve(list(passes.FIRST)), main=passes.resolve(list(passes.MAIN)),
+                            last=passes.resolve(list(passes.LAST)))
+        engine = Engine(ev, "cpp", schedule)
+        engine.reduce(CODE)
+        per_pass = engine.status.per_pass
+    failed = sum(b"keep_me(1, 2)" in c and b"int keep_me(" not in c for c in oracle.calls)
+    assert failed > 0 and sum(y.compile_errors for y in per_pass.values()) == ev.counters.compile_errors == failed
+    assert sum(y.build_known for y in per_pass.values()) == ev.counters.tests
+    _, script = reduce(CODE, Contains((b"keep_me(1, 2)",)))  # a script's verdicts say nothing of it
+    assert script.counters.compile_errors == script.counters.build_known == 0

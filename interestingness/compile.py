@@ -356,6 +356,9 @@ class Compiler:
         if len(lto) != 2 or len(nolto) != 1 or not all(_is_cc1(j[0], operand) for j in (lto, nolto)):
             raise SharedFrontEndError(f"unexpected driver jobs: {len(lto)} for the LTO side, {len(nolto)} without LTO")
         (cc1, lld), (cc1_nolto,) = lto, nolto
+        if os.path.realpath(cc1[0]) != os.path.realpath(shutil.which(self.toolchain.clang) or self.toolchain.clang):
+            # a wrapper script: running the cc1 it prints would bypass whatever the wrapper does
+            raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: a wrapper the shared front end would bypass")
         if "-emit-llvm-bc" not in cc1 or "-o" not in lld:
             raise SharedFrontEndError("the LTO side's device compile does not emit bitcode for a link")
         intermediate = _value(cc1, "-o")

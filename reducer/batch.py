@@ -125,7 +125,8 @@ def _arguments(option: Option, value: Any, base: Path) -> list[str]:
     if option.comma:
         names = [n.strip() for v in (value if isinstance(value, list) else [value]) for n in str(v).split(",")]
         value = ",".join(n for n in names if n)
-        option.parse(value)
+        if option.parse is not None:
+            option.parse(value)
     values = value if param.multiple and isinstance(value, list) else [value]
     return [a for v in values for a in (param.opts[0], str(base / v) if option.relative else str(v))]
 

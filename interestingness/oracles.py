@@ -103,7 +103,7 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
         say(f"focus: {len(oracle.showing_effect)} kernels show the effect; the reduction keeps this one and may "
             f"delete the others ({', '.join(k for k in oracle.showing_effect if k not in oracle.targets)}); "
             "--all-targets keeps them all")
-    if oracle.compiler.hip.is_lean:
+    if oracle.compiler.hip_headers.is_lean:
         say("HIP headers: the shim without the host's <cmath> and <cstdlib> (the original builds the same code "
             "without them)")
     if oracle.compiler.pch:

@@ -99,7 +99,7 @@ class Tree:
         out: list[str] = []
         for opt, value, tokens in path_flags(flags, PROJECT_DIRS):
             copy = self._copy(value, base) if value else None
-            out += [opt + copy, *tokens] if copy else tokens
+            out += [opt + copy, *tokens] if opt and copy else tokens  # (a value comes with its option)
         return tuple(out)
 
     def main_dir_copy(self, base: str) -> str:

@@ -175,7 +175,7 @@ def parse_kernels(text: str) -> list[KernelAsm]:
             bodies[current], labels[current], in_info = [], {}, False
         elif line.startswith("; Kernel info:") and last is not None:
             infos[last], in_info = {}, True
-        elif in_info and line.startswith(";"):
+        elif in_info and last is not None and line.startswith(";"):  # (in_info: there is a last)
             if mi := _INFO.match(line):
                 infos[last][mi.group(1)] = mi.group(2).strip()
         else:

@@ -18,6 +18,7 @@ class PathFlag(NamedTuple):
 
     def spelled(self, value: str) -> list[str]:
         """The same option, joined or separate as given, with another path."""
+        assert self.option is not None, "not an option with a path"
         return [self.option + value] if len(self.tokens) == 1 else [self.option, value]
 
 

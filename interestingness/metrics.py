@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from interestingness.process import run
 from interestingness.toolchain import Toolchain
@@ -215,7 +215,14 @@ def _int(v: str | None) -> int | None:
         return None
 
 
-def demangle(names: Iterable[str], toolchain: Toolchain) -> dict[str, str]:
+class Demangler(Protocol):
+    """A toolchain with a c++filt (Toolchain, ir.LlvmTools)."""
+
+    @property
+    def cxxfilt(self) -> str: ...
+
+
+def demangle(names: Iterable[str], toolchain: Demangler) -> dict[str, str]:
     names = list(names)
     if not names:
         return {}

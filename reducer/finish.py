@@ -55,8 +55,9 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
                     parts, done.rules[name] = candidate, sum(map(len, items))
     done.after_hygiene = sum(map(len, parts))
     if format_with is not None:
-        formatted = [_format(p, format_with, style_file) if lang != "text" else p for p, lang in zip(parts, languages)]
-        if None in formatted:
+        results = [_format(p, format_with, style_file) if lang != "text" else p for p, lang in zip(parts, languages)]
+        formatted = [p for p in results if p is not None]
+        if len(formatted) < len(results):
             done.notes.append(f"{format_with} failed; the result is not formatted")
         elif formatted != parts and interesting(formatted):
             parts, done.formatted = formatted, sum(map(len, formatted))

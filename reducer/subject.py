@@ -97,6 +97,8 @@ class FileSet(Subject):
     """The main file and its project headers (`tree`): a candidate is a bundle of their texts;
     the result's files go to OUTPUT.files/ at their paths relative to the tree's root."""
 
+    tree: Tree  # always one
+
     def __init__(self, tree: Tree, original: bytes):
         self.tree = tree
         self.names = [name for name, _ in bundle.decode(original)]

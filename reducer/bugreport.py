@@ -85,6 +85,7 @@ def _portable(flags: list[str]) -> list[str]:
         if f.value is None:
             out += f.tokens
         elif not os.path.isabs(f.value):
+            assert f.option is not None  # (a path comes with its option)
             out += [f.option, f.value]
     return out
 

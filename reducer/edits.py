@@ -54,7 +54,9 @@ def _repair_separator(out: bytearray, j: int) -> int:
     left = j - 1
     while left >= 0 and out[left] in b" \t\r\n":
         left -= 1
-    right = _BLANKS.match(out, j).end()
+    blanks = _BLANKS.match(out, j)
+    assert blanks is not None  # (it matches the empty string too)
+    right = blanks.end()
     if left < 0 or right >= len(out):
         return left + 1
     if out[left] == ord(",") and (out[right] in _CLOSERS or out[right] == ord(",")):

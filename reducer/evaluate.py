@@ -147,12 +147,13 @@ class Evaluator:
         """Verdicts of distinct candidates, each tested here unless another process is testing it
         right now (a claim in the shared cache): then its verdict is awaited, and should that
         process die or fail, it is tested here after all."""
-        verdicts = self._test_here(contents)
-        for i, content in enumerate(contents):
-            while verdicts[i] is None:
-                verdicts[i] = self.store.wait(content)
-                if verdicts[i] is None:
-                    verdicts[i] = self._test_here([content])[0]
+        verdicts: list[Verdict] = []
+        for content, verdict in zip(contents, self._test_here(contents)):
+            while verdict is None:
+                verdict = self.store.wait(content)
+                if verdict is None:
+                    verdict = self._test_here([content])[0]
+            verdicts.append(verdict)
         return verdicts
 
     def _test_here(self, contents: list[bytes]) -> list[Verdict | None]:

@@ -140,7 +140,7 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _write_lit_test(oracle: IrOracle, result, output: Path, tools, timeout: float) -> str:
+def _write_lit_test(oracle: IrOracle, result, output: Path, tools, timeout: float) -> str | None:
     """Write the result as a lit test from llc's output on it; what fails when lit runs it, if anything."""
     asm = {side: oracle.llc(side, result.module).asm for side in oracle.sides()}
     atomic_write(output, lit_test(oracle, result.text, asm).encode())
@@ -164,12 +164,13 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
         except IrInputError as e:
             why.append(f"partition {n}: {e}")
             continue
-        found.append((resolved.llc(SIDES[0], module).metrics[resolved.target], module, text, resolved))
+        assert resolved.target is not None  # resolve() chose it
+        found.append((resolved.llc(SIDES[0], module).kernels[resolved.target], module, text, resolved, resolved.target))
     if not found:
         raise Fail("llc on the build's precodegen IR does not reproduce a spill: " + "; ".join(why),
                    EXIT_NOT_INTERESTING)
-    figures, module, text, resolved = max(found, key=lambda f: f[0]["spill_ops"] or 0)
-    lto = built.lto.get(resolved.target, {})
+    figures, module, text, resolved, target = max(found, key=lambda f: f[0]["spill_ops"] or 0)
+    lto = built.lto.get(target, {})
     differ = [f"{m.name} {lto.get(m.name)} (LTO build) vs {figures[m.name]} (llc)" for m in METRICS
               if lto.get(m.name) != figures[m.name]]
     say(f"precodegen IR: {len(built.partitions)} partition(s), {instruction_count(text)} instructions in the chosen one; "

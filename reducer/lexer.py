@@ -42,7 +42,8 @@ def tokenize(text: bytes) -> list[Token]:
             if pos >= n:
                 break
         m = _TOKEN.match(text, pos)
-        assert m is not None and m.end() > pos  # the punct branch matches any non-space byte
+        # the punct branch matches any non-space byte; every branch is a named group
+        assert m is not None and m.end() > pos and m.lastgroup is not None
         tokens.append(Token(pos, m.end(), m.lastgroup if m.lastgroup != "delim" else "string"))
         pos = m.end()
     return tokens

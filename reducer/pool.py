@@ -2,9 +2,12 @@
 processes, threads) or on a dask cluster. Only the mechanism: what to call is the evaluator's."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from joblib import Parallel, delayed, parallel_config
+
+if TYPE_CHECKING:
+    from dask.distributed import Client
 
 
 class Pool:
@@ -12,7 +15,7 @@ class Pool:
         self.jobs = jobs
         self.backend = backend
         self.scheduler = scheduler
-        self._client = None
+        self._client: Client | None = None
         self._parallel: Parallel | None = None
 
     def __enter__(self) -> "Pool":

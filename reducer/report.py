@@ -182,8 +182,9 @@ def metric_table(metrics: dict[str, dict]) -> list[str]:
     lines = []
     kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
     for k in kernels:
-        before = next((o for o in metrics["original"]["kernels"] if o["name"] == k["name"]), None) or next(
-            (o for o in metrics["original"]["kernels"] if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
+        original: list[dict[str, Any]] = metrics["original"]["kernels"]
+        before = next((o for o in original if o["name"] == k["name"]), None) or next(
+            (o for o in original if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
             {})  # a reduction may rename the kernel (an instantiated template, a deleted parameter)
         lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
                   "|---|---|---|---|---|"]

@@ -19,7 +19,7 @@ from interestingness.oracles import Guards, Resolution
 if TYPE_CHECKING:  # the work directory's modules load without the engine
     from .budget import Budget
     from .engine import Status
-    from .evaluate import Counters
+    from .verdicts import Counters
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ class _Children:
     the batch, which stops them cleanly), so a stop must signal each; a case whose thread was
     about to start it when the stop came is never started."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen] = set()
         self._stopped = False

@@ -14,9 +14,9 @@ directory of its own; the include directories under the root are rewritten to th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Sequence
 
 from interestingness.path_flags import PROJECT_DIRS, path_flags
 

@@ -3,8 +3,9 @@ needed), so a user can see why a file is or is not interesting before reducing i
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs

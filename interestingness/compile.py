@@ -24,10 +24,11 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree, materialise

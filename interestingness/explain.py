@@ -40,9 +40,10 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from joblib import Parallel, delayed
 
@@ -97,7 +98,7 @@ class PassGates:
                    "opt-bisect-limit" in names)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def clang_gates(clang: str) -> PassGates:
     """The gates of the device cc1 (lld links the same LLVM libraries)."""
     res = run([clang, "-x", "hip", "--offload-arch=gfx950", "-nogpuinc", "-nogpulib", "--offload-device-only",
@@ -106,12 +107,12 @@ def clang_gates(clang: str) -> PassGates:
     return PassGates.from_help(res.stdout)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def llc_gates(llc: str) -> PassGates:
     return PassGates.from_help(run([llc, "--help-hidden"], cwd=Path("/"), timeout=120).stdout)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def legacy_arguments(bindir: str) -> dict[str, str]:
     """{description: argument} of the legacy pass registry, from `opt --help-hidden` beside the
     compiler: opt-bisect names the codegen pipeline's legacy loop passes by description, and

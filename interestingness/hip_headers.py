@@ -18,9 +18,10 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness.diagnostics import first_error
 from interestingness.process import run

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from interestingness.process import run
-from interestingness.toolchain import Toolchain
 
 
 @dataclass(frozen=True)

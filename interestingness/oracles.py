@@ -4,9 +4,10 @@ it recorded on a resumed one. What the run must record comes back with the oracl
 must say goes to `say`, so the reducer never looks inside an oracle."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from interestingness.bundle import Tree
 from interestingness.check import run_check

@@ -19,9 +19,10 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree

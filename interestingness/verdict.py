@@ -6,7 +6,6 @@ from typing import Any, Protocol
 
 from .bundle import Tree
 
-
 # What a verdict says of the candidate besides its answer (`Verdict.kind`), in words any oracle
 # may use: the reducer counts, per pass, the candidates that did not compile, and knows no more.
 UNKNOWN = "unknown"            # the oracle cannot tell (a script's exit status says nothing of why)

@@ -33,10 +33,11 @@ import subprocess
 import sys
 import threading
 import tomllib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .exits import EXIT_BUDGET, EXIT_INTERRUPTED
 from .files import atomic_write

@@ -4,7 +4,8 @@ of overlapping or nested items well defined."""
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 
 class Edit(NamedTuple):

@@ -22,10 +22,10 @@ from __future__ import annotations
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Callable, Iterator, Sequence
 
 from .checkpoints import Checkpoints, Kept
 from .edits import Item, apply
@@ -265,7 +265,7 @@ class Engine:
             except _Broken as broken:
                 self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
 
-    def _items(self, p: Pass, level: int, clock: "_PassClock") -> list[Item] | None:
+    def _items(self, p: Pass, level: int, clock: _PassClock) -> list[Item] | None:
         clock.replay_bug()
         try:
             items = p.items(self._best, level)
@@ -280,7 +280,7 @@ class Engine:
             edits = [e for item in chunk for e in (item if isinstance(item, tuple) else [item])]
             raise _Broken("apply", level, text, edits, traceback.format_exc()) from None
 
-    def _drop(self, p: Pass, run: int, searches: int, broken: "_Broken") -> None:
+    def _drop(self, p: Pass, run: int, searches: int, broken: _Broken) -> None:
         """Drop `p` for the rest of the run and report the bug."""
         bugs = self.replay.bugs
         searches = bugs.get(run, searches)
@@ -292,7 +292,7 @@ class Engine:
         self.status.dropped.append(p.name)
         self.hooks.on_pass_bug(bug)
 
-    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
+    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: _PassClock) -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
         enumerated afresh and the search goes on at the same position; the first size is capped
         by the pass's last run at this level (`_chunk_start`)."""

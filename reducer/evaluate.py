@@ -6,7 +6,7 @@ never interesting again. What is known of verdicts (memory, journal, cache, clai
 the VerdictStore's; this is the policy: what to test, retry, re-check and confirm."""
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from interestingness import bundle
 from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
@@ -50,7 +50,7 @@ class Evaluator:
     def label(self, value: str) -> None:
         self.store.label = value
 
-    def __enter__(self) -> "Evaluator":
+    def __enter__(self) -> Evaluator:
         self._pool.__enter__()
         return self
 

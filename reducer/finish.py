@@ -5,10 +5,10 @@ per-pass yields are of the reduced text; its summary gives both sizes."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Callable, Sequence
 
 from interestingness.process import run
 

@@ -10,8 +10,8 @@ include. Anything else (system headers, ROCm's headers, the HIP shim) stays an i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from interestingness.path_flags import PROJECT_DIRS, path_flags
 

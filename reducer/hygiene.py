@@ -8,7 +8,7 @@ lose the bug.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from tree_sitter import Node
 

@@ -24,7 +24,6 @@ from interestingness.process import run
 
 from .ir_server import VerdictServer
 
-
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
 _LLVM_REDUCE_STABLE = "llvm-reduce.stable.bc"  # its last copy that stood still for a tick
 

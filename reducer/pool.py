@@ -2,7 +2,8 @@
 processes, threads) or on a dask cluster. Only the mechanism: what to call is the evaluator's."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from joblib import Parallel, delayed, parallel_config
 
@@ -18,7 +19,7 @@ class Pool:
         self._client: Client | None = None
         self._parallel: Parallel | None = None
 
-    def __enter__(self) -> "Pool":
+    def __enter__(self) -> Pool:
         if self.backend == "dask":
             from dask.distributed import Client  # optional dependency: only for cluster runs
 

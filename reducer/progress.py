@@ -7,9 +7,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.live import Live
@@ -19,9 +20,9 @@ from interestingness import bundle
 
 from .budget import Budget, format_seconds
 from .engine import Status
-from .verdicts import Counters
 from .lexer import count_tokens
 from .report import compile_failures_line
+from .verdicts import Counters
 
 
 def describe(status: Status, counters: Counters, budget: Budget | None = None) -> str:
@@ -49,7 +50,7 @@ class Progress:
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self.console.is_terminal and not self.quiet:
             self._live = Live(Text("starting"), console=self.console, refresh_per_second=4, transient=True)
             self._live.__enter__()

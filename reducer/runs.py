@@ -23,6 +23,7 @@ from . import bugreport, fileset, pass_bugs, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Hooks, PassBug, Replay, Status
+from .evaluate import Evaluator
 from .exits import (
     EXIT_BUDGET,
     EXIT_INPUT,
@@ -34,7 +35,6 @@ from .exits import (
     EXIT_UNSTABLE,
     RunError,
 )
-from .evaluate import Evaluator
 from .finish import clang_format, finish
 from .flatten import flatten
 from .lexer import count_tokens

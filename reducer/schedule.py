@@ -7,7 +7,7 @@ from timing, so a resumed run's replay asks the same questions and gets the same
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import passes
 from .passes import Pass

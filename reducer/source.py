@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_cpp
@@ -38,7 +39,7 @@ def language_for(path: Path, text: bytes) -> str:
     return "text"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser(language: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(_GRAMMARS[language]()))
 

@@ -5,8 +5,9 @@ ask which. A candidate is the file's text, or a bundle of the set's texts
 reduces in turn and the oracles build."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness import bundle
 from interestingness.bundle import Tree

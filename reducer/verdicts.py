@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from interestingness.verdict import Verdict
 

@@ -329,8 +329,8 @@ class Compiler:
             for cmd in pipeline:
                 left = self.timeout - front_end.seconds - seconds
                 if left <= 0:
-                    return Compiled(side, driver, seconds, failure="timeout", message=f"timeout after {self.timeout:g}s",
-                                    artifacts=kept, pipeline=pipeline)
+                    return Compiled(side, driver, seconds, failure="timeout",
+                                    message=f"timeout after {self.timeout:g}s", artifacts=kept, pipeline=pipeline)
                 res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)})
                 seconds += res.seconds
                 failed = _failure(res, self.timeout, None)
@@ -365,7 +365,8 @@ class Compiler:
         (cc1, lld), (cc1_nolto,) = lto, nolto
         if os.path.realpath(cc1[0]) != os.path.realpath(shutil.which(self.toolchain.clang) or self.toolchain.clang):
             # a wrapper script: running the cc1 it prints would bypass whatever the wrapper does
-            raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: a wrapper the shared front end would bypass")
+            raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: "
+                                      "a wrapper the shared front end would bypass")
         if "-emit-llvm-bc" not in cc1 or "-o" not in lld:
             raise SharedFrontEndError("the LTO side's device compile does not emit bitcode for a link")
         intermediate = _value(cc1, "-o")

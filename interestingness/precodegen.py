@@ -41,7 +41,8 @@ def build_precodegen(source: str | os.PathLike, flags: Sequence[str], clang: str
             raise PrecodegenError(f"the source does not build with full offload LTO ({compiled.failure}): "
                                   f"{compiled.message}")
         assert compiled.artifacts is not None  # kept: keep_artifacts
-        partitions = {p: int(m.group(1)) for p in Path(compiled.artifacts).iterdir() if (m := _PARTITION.search(p.name))}
+        partitions = {p: int(m.group(1)) for p in Path(compiled.artifacts).iterdir()
+                      if (m := _PARTITION.search(p.name))}
         files = sorted(partitions, key=partitions.__getitem__)
         if not files:
             raise PrecodegenError(f"the LTO build left no *.precodegen.bc (command: {' '.join(compiled.command)})")

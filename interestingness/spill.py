@@ -185,14 +185,16 @@ class SpillSetup:
         targets = tuple(k for k, (ok, _) in verdicts.items() if ok)
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
-            raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
+            raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: "
+                                   f"{why}")
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
         built = m.metrics[LTO]
         assert built is not None  # both sides of the original compiled (above)
         lto = by_target(built, targets)
         loops = tuple(t for t in targets if self.loop_guard and (lto[t].get("loop_spill_ops") or 0) > 0)
         lean_hip = self.compiler.hip_headers.lean()
-        lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
+        lean = lean_hip is not None and self._builds_the_same(original, m,
+                                                              dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
         # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)

@@ -189,7 +189,7 @@ END {
     v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
     v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
 }
-"""
+"""  # noqa: E501 (awk lines of repro.sh, kept as they are)
 
 
 def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:

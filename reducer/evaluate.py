@@ -211,7 +211,7 @@ class Evaluator:
         if known is not None:
             return known
         verdict = verdict if verdict is not None and verdict.details else self.store.lookup(content) or Verdict(True)
-        for attempt in range(2):
+        for _attempt in range(2):
             steps = self._confirmations(content, verdict)
             broken = [v for v in steps if v.infra_failure]
             if not broken:

@@ -42,7 +42,8 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
     done = Finished(parts, sum(map(len, parts)), 0)
     proposals = {name: [rule(Source(p, lang), Source(o, lang)) for p, lang, o in zip(parts, languages, originals)]
                  for name, rule in RULES.items()}
-    every = [_edited(parts, [list(chain.from_iterable(per[i] for per in proposals.values())) for i in range(len(parts))])]
+    every = [_edited(parts, [list(chain.from_iterable(per[i] for per in proposals.values()))
+                             for i in range(len(parts))])]
     if any(items for per in proposals.values() for items in per) and interesting(every[0]):
         parts = every[0]
         done.rules = {name: sum(map(len, per)) for name, per in proposals.items() if any(per)}

@@ -41,7 +41,8 @@ def bound_loops(src: Source, original: Source) -> list[Item]:
     headers: dict[bytes, bytes] = {}
     for node in original.nodes():
         var = _loop_variable(node)
-        if var is not None and var in _identifiers(node.child_by_field_name("condition")) and _header(node, original.text):
+        if var is not None and var in _identifiers(node.child_by_field_name("condition")) \
+                and _header(node, original.text):
             headers.setdefault(var, _header(node, original.text))
     items: list[Item] = []
     for node in src.nodes():

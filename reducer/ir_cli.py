@@ -46,7 +46,8 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.command("ir")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="INPUT | -- CLANG_FLAGS")
 @click.option("--from-source", "source", type=click.Path(path_type=Path),
-              help="Build this HIP file with full offload LTO and reduce the IR its codegen gets (clang flags after --).")
+              help="Build this HIP file with full offload LTO and reduce the IR its codegen gets "
+                   "(clang flags after --).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Result .ll [default: INPUT.reduced.ll].")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=2, show_default=True, help="llvm-reduce's -j.")
@@ -66,7 +67,8 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")
 @click.option("--clang", help="clang++ for --from-source [default: as `reduce run`].")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per llc run.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True,
+              help="Seconds per llc run.")
 @click.option("--cache/--no-cache", "use_cache", default=True, show_default=True,
               help="Keep verdicts in the persistent cache (its key: llc and libLLVM hashes, llc commands, "
               "predicate, target kernel, candidate bytes).")
@@ -81,8 +83,9 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: bool, jobs: int, kernel: str | None,
        predicate: str | None, min_spills: int, mcpu: str, llc_flags: str, alt_flags: str | None,
-       llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool, cache_dir: Path | None,
-       cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool, quiet: bool) -> None:
+       llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool,
+       cache_dir: Path | None, cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool,
+       quiet: bool) -> None:
     """Reduce LLVM IR given to AMDGPU codegen (INPUT.bc or INPUT.ll, e.g. the *.precodegen.bc of
     `-Xoffload-linker --save-temps`) to a small module llc still spills on, written as a lit test
     (RUN: llc ... | FileCheck) that is checked to pass.
@@ -173,7 +176,8 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
     lto = built.lto.get(target, {})
     differ = [f"{m.name} {lto.get(m.name)} (LTO build) vs {figures[m.name]} (llc)" for m in METRICS
               if lto.get(m.name) != figures[m.name]]
-    say(f"precodegen IR: {len(built.partitions)} partition(s), {instruction_count(text)} instructions in the chosen one; "
+    say(f"precodegen IR: {len(built.partitions)} partition(s), {instruction_count(text)} instructions in the "
+        "chosen one; "
         + ("llc reproduces the LTO build's figures exactly" if not differ else "llc differs from the LTO build: "
            + ", ".join(differ)))
     return module, text, resolved

@@ -81,7 +81,8 @@ class IrReducer:
 
     def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
         self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
-        for name, step in (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines)):
+        steps = (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines))
+        for name, step in steps:
             start, tests = time.monotonic(), self.server.counters.tests
             candidate, note = step(state.module, state.text)
             if candidate is not None and candidate != state.module:

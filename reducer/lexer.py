@@ -79,7 +79,8 @@ def layout_key(text: bytes) -> bytes:
         marks = []
         for offset in splices:
             i = bisect_left(starts, offset)
-            where = "in" if i and tokens[i - 1].end > offset else "at" if i < len(tokens) and starts[i] == offset else ""
+            where = ("in" if i and tokens[i - 1].end > offset
+                     else "at" if i < len(tokens) and starts[i] == offset else "")
             marks.append(f"{i}{where}")  # a token that starts at a splice is on the splice's line
         key += b"\0splices " + ",".join(marks).encode()
     return key

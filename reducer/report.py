@@ -92,7 +92,8 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                      + "".join(f"; {note}" for note in f["notes"]))
     if s.get("targets"):
         others = [k for k in s.get("showing_effect") or [] if k not in s["targets"]]
-        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: " + ", ".join(f"`{t}`" for t in s["targets"])
+        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: "
+                     + ", ".join(f"`{t}`" for t in s["targets"])
                      + (f" (focus: one of the {len(others) + 1} kernels that show the effect in the original; the "
                         f"others, {', '.join(f'`{k}`' for k in others)}, were free to go)" if others else ""))
     if s.get("values"):

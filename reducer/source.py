@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 _GRAMMARS = {"cuda": tree_sitter_cuda.language, "cpp": tree_sitter_cpp.language}
 _HIP_SUFFIXES = {".hip", ".cu", ".cuh"}
-_CXX_SUFFIXES = {".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".inl", ".ipp", ".tpp"}
+_CXX_SUFFIXES = {".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
+                 ".inc", ".inl", ".ipp", ".tpp"}
 _HIP_MARKERS = re.compile(rb"__global__|__device__|__launch_bounds__|__shared__|<<<|hip_runtime|cuda_runtime")
 
 

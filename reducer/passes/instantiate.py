@@ -692,8 +692,9 @@ def _growth(edits: list[Edit]) -> int:
     return sum(len(e.replacement) - (e.end - e.start) for e in edits)
 
 
+# an argument that may go unevaluated (`integral_constant<bool, false>{}`)
 _PURE = frozenset({"number_literal", "true", "false", "identifier", "qualified_identifier", "nullptr",
-                   "compound_literal_expression"})  # an argument that may go unevaluated (`integral_constant<bool, false>{}`)
+                   "compound_literal_expression"})
 _EFFECTS = frozenset({"call_expression", "assignment_expression", "update_expression", "new_expression",
                       "delete_expression", "lambda_expression"})
 
@@ -742,7 +743,7 @@ class _LambdaPlan:
 
     def _text(self, renderer: _Renderer) -> bytes | None:
         """The block that replaces the call's statement."""
-        src, body = self.src, self.lam.child_by_field_name("body")
+        body = self.lam.child_by_field_name("body")
         inner = renderer.render(body.start_byte, body.end_byte, [body])[1:-1]
         bindings, left = [], {inner[t.start:t.end] for t in tokenize(inner) if t.kind == "ident"}
         for p, name, arg, pure in self.bindings:
@@ -822,7 +823,8 @@ def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
                    for n in _own_statements(body)):
         return None
     block = decl.parent
-    named = [n for n in walk(block) if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte
+    named = [n for n in walk(block)
+             if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte
              and not lam.start_byte <= n.start_byte < lam.end_byte]
     if len(named) != 1 or named[0].start_byte < decl.end_byte:
         return None

@@ -100,7 +100,6 @@ def option(decls: tuple[str, ...], help: str, default: T, attrs: dict[str, Any] 
     return dataclasses.field(default=default, metadata={_ROW: row})
 
 
-
 @dataclass
 class RunConfig:
     """Everything that decides a run; stored in run.json, so `resume` needs nothing else. Its

@@ -14,9 +14,9 @@ directory of its own; the include directories under the root are rewritten to th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Sequence
 
 from interestingness.path_flags import PROJECT_DIRS, path_flags
 
@@ -99,7 +99,7 @@ class Tree:
         out: list[str] = []
         for opt, value, tokens in path_flags(flags, PROJECT_DIRS):
             copy = self._copy(value, base) if value else None
-            out += [opt + copy, *tokens] if copy else tokens
+            out += [opt + copy, *tokens] if opt and copy else tokens  # (a value comes with its option)
         return tuple(out)
 
     def main_dir_copy(self, base: str) -> str:

@@ -3,8 +3,9 @@ needed), so a user can see why a file is or is not interesting before reducing i
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
@@ -37,14 +38,14 @@ def run_check(
                        hip_headers=hip_headers)
     source = Path(path).read_bytes() if content is None else content
     m = setup.measure(source)
-    hip = setup.compiler.hip
+    hip = setup.compiler.hip_headers
     mine = [*user_dirs(setup.compiler.flags), setup.compiler.source_dir]
     # every header the build reads from outside the candidate, and who provides it (yours, ROCm, shim, system)
     headers = [{"header": h, "from": hip.origin(h, mine)} for h in setup.compiler.headers(source)]
     all_kernels = m.kernel_names()
     selected = ([k for found in setup.match(m, names).values() for k in found] if names else all_kernels)
     plain = demangle(all_kernels, setup.toolchain)
-    kernels = []
+    kernels: list[dict[str, Any]] = []
     for k in all_kernels:
         ok, why = setup.kernel_verdict(m, k)
         kernels.append({"name": k, "demangled": plain[k], "selected": k in selected,

@@ -24,10 +24,11 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree, materialise
@@ -175,6 +176,12 @@ class Compiler:
         if self.hip is None:
             object.__setattr__(self, "hip", resolve(self.toolchain, self.flags))
 
+    @property
+    def hip_headers(self) -> HipHeaders:
+        """`hip`, which construction resolves when it is not given."""
+        assert self.hip is not None
+        return self.hip
+
     def command(self, side: str, emit: str = "asm", extra: Sequence[str] = ()) -> list[str]:
         """The exact clang command for one side; `emit` is "asm" (what the oracle reads), "obj",
         or "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
@@ -198,8 +205,8 @@ class Compiler:
             mode = ["-fno-offload-lto"]
         else:
             raise ValueError(f"unknown side {side!r}")
-        return [self.toolchain.clang, "-x", "hip", *self.hip.before, f"-iquote{self.source_dir}",
-                "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *self.hip.after, *mode,
+        return [self.toolchain.clang, "-x", "hip", *self.hip_headers.before, f"-iquote{self.source_dir}",
+                "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *self.hip_headers.after, *mode,
                 "--offload-device-only", "--no-gpu-bundle-output"]
 
     def by_hand(self, side: str, source: str | os.PathLike) -> str:
@@ -322,8 +329,8 @@ class Compiler:
             for cmd in pipeline:
                 left = self.timeout - front_end.seconds - seconds
                 if left <= 0:
-                    return Compiled(side, driver, seconds, failure="timeout", message=f"timeout after {self.timeout:g}s",
-                                    artifacts=kept, pipeline=pipeline)
+                    return Compiled(side, driver, seconds, failure="timeout",
+                                    message=f"timeout after {self.timeout:g}s", artifacts=kept, pipeline=pipeline)
                 res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)})
                 seconds += res.seconds
                 failed = _failure(res, self.timeout, None)
@@ -358,7 +365,8 @@ class Compiler:
         (cc1, lld), (cc1_nolto,) = lto, nolto
         if os.path.realpath(cc1[0]) != os.path.realpath(shutil.which(self.toolchain.clang) or self.toolchain.clang):
             # a wrapper script: running the cc1 it prints would bypass whatever the wrapper does
-            raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: a wrapper the shared front end would bypass")
+            raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: "
+                                      "a wrapper the shared front end would bypass")
         if "-emit-llvm-bc" not in cc1 or "-o" not in lld:
             raise SharedFrontEndError("the LTO side's device compile does not emit bitcode for a link")
         intermediate = _value(cc1, "-o")
@@ -489,7 +497,7 @@ class Build:
 
     def _shared(self, side: str) -> Compiled:
         first = self._front_end is None
-        if first:
+        if self._front_end is None:
             self._front_end = self.compiler.front_end(self.content, self.extra)
         fe = self._front_end
         fe_seconds = fe.seconds if first else 0.0  # a side's seconds: the front end's go to the first
@@ -502,7 +510,7 @@ class Build:
                 key = self._memo_key(side)
             except SharedFrontEndError:
                 key = None
-        hit = self.memo.get(fe.bitcode, key) if key is not None else None
+        hit = self.memo.get(fe.bitcode, key) if self.memo is not None and key is not None else None
         if hit is not None and not (isinstance(hit.get("summary"), dict) or hit.get("failure") == "error"):
             hit = None  # not an entry this code wrote: build
         if hit is not None:
@@ -516,7 +524,7 @@ class Build:
                             analysed=Summary.from_json(hit["summary"]) if "summary" in hit else None)
         c = self.compiler.backend(side, fe, self.extra)
         c = dataclasses_replace(c, seconds=c.seconds + fe_seconds, memo="miss" if key is not None else None)
-        if key is not None and (c.ok or c.failure == "error"):  # deterministic outcomes only
+        if self.memo is not None and key is not None and (c.ok or c.failure == "error"):  # deterministic only
             value: dict[str, Any] = {"seconds": round(c.seconds - fe_seconds, 3)}
             value.update({"summary": c.summary.to_json()} if c.ok else {"failure": c.failure, "message": c.message})
             self.memo.put(fe.bitcode, key, value)

@@ -40,9 +40,10 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from joblib import Parallel, delayed
 
@@ -97,7 +98,7 @@ class PassGates:
                    "opt-bisect-limit" in names)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def clang_gates(clang: str) -> PassGates:
     """The gates of the device cc1 (lld links the same LLVM libraries)."""
     res = run([clang, "-x", "hip", "--offload-arch=gfx950", "-nogpuinc", "-nogpulib", "--offload-device-only",
@@ -106,12 +107,12 @@ def clang_gates(clang: str) -> PassGates:
     return PassGates.from_help(res.stdout)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def llc_gates(llc: str) -> PassGates:
     return PassGates.from_help(run([llc, "--help-hidden"], cwd=Path("/"), timeout=120).stdout)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def legacy_arguments(bindir: str) -> dict[str, str]:
     """{description: argument} of the legacy pass registry, from `opt --help-hidden` beside the
     compiler: opt-bisect names the codegen pipeline's legacy loop passes by description, and
@@ -173,6 +174,12 @@ def parse_log(text: str, kernel: str) -> list[PassRun]:
             last = function
         runs.append(PassRun(index, name, on, not skipped, function, on_kernel))
     return runs
+
+
+def _indices(log: Sequence[PassRun], name: str) -> list[int]:
+    """The indices of the executions of pass `name` in an opt-bisect log (a stage's pipeline),
+    where every execution has one."""
+    return [r.index for r in log if r.name == name and r.index is not None]
 
 
 def _target(on: str, kernel: str, last: str | None) -> tuple[str | None, bool]:
@@ -390,7 +397,8 @@ class _IrBuilds:
 
     def __init__(self, oracle: IrOracle, module: bytes, path: str, work: str):
         self.oracle, self.module, self.path, self.work = oracle, module, path, work
-        self.target = oracle.target
+        assert oracle.target is not None and oracle.predicate is not None, "an oracle resolve() gave"
+        self.target: str = oracle.target
         self.predicate = Predicate(oracle.predicate, (LLC, ALT))
         self.sides = (LLC, ALT)
 
@@ -479,7 +487,7 @@ class _Explainer:
         if self.gates.disable:
             return [f"-opt-disable={name}",
                     "-opt-disable-enable-verbosity" if self.gates.disable_log else "-opt-bisect-limit=-1"]
-        return [f"-opt-bisect={skip_intervals([r.index for r in log if r.name == name])}"]
+        return [f"-opt-bisect={skip_intervals(_indices(log, name))}"]
 
     def ablate(self, job: tuple[str, str, list[PassRun], dict]) -> Ablation:
         stage, name, log, base = job
@@ -771,7 +779,8 @@ def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str] | None, pa
                     "gate does not know): skipped")
     for a in result.by_outcome("culprit"):
         log = result.pipelines[a.stage]
-        result.culprits.append(Culprit(a.stage, a.name, a.figures, [r.index for r in log if r.name == a.name],
+        assert a.figures is not None  # a culprit's build gave the kernel
+        result.culprits.append(Culprit(a.stage, a.name, a.figures, _indices(log, a.name),
                                        command=b.by_hand(a.stage, ex.disable_options(a.name, log)[:1])))
     mark = time.monotonic()
     if result.culprits and (search or dumps):
@@ -891,9 +900,10 @@ def explain_ir(
         gates = llc_gates(tools.llc)
         version = run([tools.llc, "--version"], cwd=Path("/"), timeout=60).stdout
         line = next((ln.strip() for ln in version.splitlines() if "version" in ln.lower()), tools.llc)
-        result = ExplainResult("ir", os.fspath(path), oracle.target,
-                               demangle([oracle.target], tools).get(oracle.target, oracle.target),
-                               f"{line} ({tools.llc})", oracle.predicate, (LLC, ALT), {}, {}, gates, [], {}, jobs=jobs)
+        result = ExplainResult("ir", os.fspath(path), builds.target,
+                               demangle([builds.target], tools).get(builds.target, builds.target),
+                               f"{line} ({tools.llc})", builds.predicate.source, (LLC, ALT), {}, {}, gates, [], {},
+                               jobs=jobs)
         ex = _Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress)
         result.lit_run = shlex.join(["llc", *oracle.command(LLC)[1:-3]])
         result.seconds = time.monotonic() - started

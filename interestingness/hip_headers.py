@@ -18,9 +18,10 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness.diagnostics import first_error
 from interestingness.process import run
@@ -111,7 +112,8 @@ def _resolve(toolchain: Toolchain, rocm_flags: tuple[str, ...], choice: str) -> 
 def _probe(toolchain: Toolchain, rocm_flags: tuple[str, ...]) -> tuple[HipHeaders | None, str]:
     """ROCm's headers when the probe kernel compiles with them: with the device libraries, or else
     without (then say so); None and the first error line when it does not compile at all."""
-    arch = () if any(f.startswith(("--offload-arch", "--cuda-gpu-arch")) for f in rocm_flags) else ("--offload-arch=gfx950",)
+    arched = any(f.startswith(("--offload-arch", "--cuda-gpu-arch")) for f in rocm_flags)
+    arch = () if arched else ("--offload-arch=gfx950",)
     why = ""
     with tempfile.TemporaryDirectory(prefix="reduce-hip-probe-") as tmp:
         Path(tmp, "probe.hip").write_text(_PROBE)
@@ -121,7 +123,8 @@ def _probe(toolchain: Toolchain, rocm_flags: tuple[str, ...]) -> tuple[HipHeader
             res = run(cmd, cwd=Path(tmp), timeout=120)
             if res.returncode == 0:
                 plan = run([*cmd, "-###"], cwd=Path(tmp), timeout=120).stderr
-                include = next((d for d in _INCLUDE_DIR.findall(plan) if Path(d, "hip", "hip_runtime.h").is_file()), None)
+                include = next((d for d in _INCLUDE_DIR.findall(plan) if Path(d, "hip", "hip_runtime.h").is_file()),
+                               None)
                 device_libs = tuple((p, file_sha256(Path(p))) for p in sorted(set(_DEVICE_LIB.findall(plan)))
                                     if Path(p).is_file())
                 return HipHeaders("rocm", libs, ("-idirafter", str(SHIM_DIR)), include, device_libs), ""

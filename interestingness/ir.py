@@ -98,10 +98,10 @@ def read_module(data: bytes, tools: LlvmTools, timeout: float = 120) -> tuple[by
             raise IrInputError("not-ir", f"not valid LLVM bitcode: {_first_error(dis.stderr)}")
         bitcode, text = data, dis.stdout
     else:
-        asm, bitcode = transform([tools.llvm_as, "--disable-verify"], data, timeout)
-        if bitcode is None:
+        asm, assembled = transform([tools.llvm_as, "--disable-verify"], data, timeout)
+        if assembled is None:
             raise IrInputError("not-ir", f"neither LLVM bitcode nor textual LLVM IR: {_first_error(asm.stderr)}")
-        text = data.decode("utf-8", "replace")
+        bitcode, text = assembled, data.decode("utf-8", "replace")
     triple = _TRIPLE.search(text)
     if triple and not triple.group(1).startswith("amdgcn"):
         raise IrInputError("target", f"the module is for {triple.group(1)}, not for AMDGPU (amdgcn)")
@@ -142,6 +142,12 @@ class LlcRun:
     asm: str = ""
     failure: str | None = None  # "error" (verdict), "timeout" (verdict), "infra" (retry)
     message: str = ""
+
+    @property
+    def kernels(self) -> dict[str, Metrics]:
+        """The kernels' metrics of a run that did not fail."""
+        assert self.metrics is not None, f"llc failed: {self.failure}"
+        return self.metrics
 
 
 @dataclass(frozen=True)
@@ -221,7 +227,7 @@ class IrOracle(NoConfirmation):
         for side, r in runs.items():
             if r.failure:
                 raise IrInputError("llc", f"llc rejects the module ({side} side, {r.failure}): {r.message}")
-        kernels = list(runs[LLC].metrics)
+        kernels = list(runs[LLC].kernels)
         if not kernels:
             raise IrInputError("not-interesting", "llc's output has no kernel (no amdgpu_kernel function)")
         if self.kernel:
@@ -231,31 +237,33 @@ class IrOracle(NoConfirmation):
                 what = "no kernel" if not chosen else f"{len(chosen)} kernels ({', '.join(chosen)})"
                 raise IrInputError("not-interesting", f"{what} match {self.kernel!r}; kernels: {', '.join(kernels)}")
             kernels = chosen
-        holds, why = [], []
+        holds: list[tuple[int, int, str, str]] = []
+        why: list[str] = []
         for k in kernels:
-            tables = [None if runs.get(s) is None else runs[s].metrics.get(k) for s in SIDES]
+            first = runs[LLC].kernels[k]
+            tables = [first, runs[ALT].kernels.get(k) if ALT in runs else None]
             predicate = Predicate(self.predicate or default_predicate(
-                self.min_spills, tables[0]["mfma"], self.differential), SIDES)
+                self.min_spills, first["mfma"] or 0, self.differential), SIDES)  # (mfma: a count, never None)
             if tables[1] is None and self.differential:
                 why.append(f"kernel {k} missing ({ALT})")
             elif predicate.evaluate(*tables) is True:
-                holds.append((tables[0]["spill_ops"] or 0, -len(holds), k, predicate.source))
+                holds.append((first["spill_ops"] or 0, -len(holds), k, predicate.source))
             else:
                 why.append(f"{k}: {predicate.explain(*tables)}")
         if not holds:
             raise IrInputError("not-interesting", "the predicate holds for no kernel (does it spill?): "
                                + "; ".join(why))
-        _, _, target, predicate = max(holds)  # the kernel with the most spill code
+        _, _, target, source = max(holds)  # the kernel with the most spill code
         limit = undef_operands(self._text(original)) if self.undef_guard else None
-        loops = self.loop_guard and bool(runs[LLC].metrics[target].get("loop_spill_ops"))
-        return replace(self, target=target, predicate=predicate, undef_limit=limit, needs_loop=loops)
+        loops = self.loop_guard and bool(runs[LLC].kernels[target].get("loop_spill_ops"))
+        return replace(self, target=target, predicate=source, undef_limit=limit, needs_loop=loops)
 
     def _text(self, module: bytes) -> str:
         res = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=module)
         return res.stdout if res.returncode == 0 else module.decode("utf-8", "replace")
 
     def test(self, content: bytes) -> Verdict:
-        if self.target is None:
+        if self.target is None or self.predicate is None:
             raise RuntimeError("IrOracle.test before resolve(original)")
         start = time.monotonic()
         predicate = Predicate(self.predicate, SIDES)
@@ -274,10 +282,10 @@ class IrOracle(NoConfirmation):
             if r.failure:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(r.failure, "llc error")
                 return verdict(False, f"{what} ({side}): {r.message}", infra=r.failure == "infra")
-            tables[side] = details["llc"][side]["metrics"] = r.metrics.get(self.target)
-            if tables[side] is None:
+            table = tables[side] = details["llc"][side]["metrics"] = r.kernels.get(self.target)
+            if table is None:
                 return verdict(False, f"kernel {self.target} missing ({side})")
-            if side == LLC and self.needs_loop and not tables[LLC].get("loop_spill_ops"):
+            if side == LLC and self.needs_loop and not table.get("loop_spill_ops"):
                 return verdict(False, f"loop guard: {self.target} spills outside loops only (the original inside one)")
         if predicate.evaluate(tables[LLC], tables[ALT]) is True:
             if self.undef_limit is not None and (n := undef_operands(self._text(content))) > self.undef_limit:

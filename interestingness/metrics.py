@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Protocol
 
 from interestingness.process import run
-from interestingness.toolchain import Toolchain
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ def parse_kernels(text: str) -> list[KernelAsm]:
             bodies[current], labels[current], in_info = [], {}, False
         elif line.startswith("; Kernel info:") and last is not None:
             infos[last], in_info = {}, True
-        elif in_info and line.startswith(";"):
+        elif in_info and last is not None and line.startswith(";"):  # (in_info: there is a last)
             if mi := _INFO.match(line):
                 infos[last][mi.group(1)] = mi.group(2).strip()
         else:
@@ -215,7 +215,14 @@ def _int(v: str | None) -> int | None:
         return None
 
 
-def demangle(names: Iterable[str], toolchain: Toolchain) -> dict[str, str]:
+class Demangler(Protocol):
+    """A toolchain with a c++filt (Toolchain, ir.LlvmTools)."""
+
+    @property
+    def cxxfilt(self) -> str: ...
+
+
+def demangle(names: Iterable[str], toolchain: Demangler) -> dict[str, str]:
     names = list(names)
     if not names:
         return {}

@@ -4,9 +4,10 @@ it recorded on a resumed one. What the run must record comes back with the oracl
 must say goes to `say`, so the reducer never looks inside an oracle."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from interestingness.bundle import Tree
 from interestingness.check import run_check
@@ -103,7 +104,7 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
         say(f"focus: {len(oracle.showing_effect)} kernels show the effect; the reduction keeps this one and may "
             f"delete the others ({', '.join(k for k in oracle.showing_effect if k not in oracle.targets)}); "
             "--all-targets keeps them all")
-    if oracle.compiler.hip.is_lean:
+    if oracle.compiler.hip_headers.is_lean:
         say("HIP headers: the shim without the host's <cmath> and <cstdlib> (the original builds the same code "
             "without them)")
     if oracle.compiler.pch:

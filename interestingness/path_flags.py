@@ -3,7 +3,8 @@ place: the compile makes their paths absolute, a file set points them to its cop
 and the bug report read their directories, and all of them must agree on what is a path."""
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 INCLUDE_DIRS = ("-I", "-isystem", "-iquote", "-idirafter")  # -Idir or -I dir
 PROJECT_DIRS = ("-I", "-iquote")  # where a project's own headers are; -isystem ones are other people's
@@ -18,6 +19,7 @@ class PathFlag(NamedTuple):
 
     def spelled(self, value: str) -> list[str]:
         """The same option, joined or separate as given, with another path."""
+        assert self.option is not None, "not an option with a path"
         return [self.option + value] if len(self.tokens) == 1 else [self.option, value]
 
 

@@ -40,9 +40,10 @@ def build_precodegen(source: str | os.PathLike, flags: Sequence[str], clang: str
         if not compiled.ok:
             raise PrecodegenError(f"the source does not build with full offload LTO ({compiled.failure}): "
                                   f"{compiled.message}")
-        work = Path(compiled.artifacts)
-        files = sorted((p for p in work.iterdir() if _PARTITION.search(p.name)),
-                       key=lambda p: int(_PARTITION.search(p.name).group(1)))
+        assert compiled.artifacts is not None  # kept: keep_artifacts
+        partitions = {p: int(m.group(1)) for p in Path(compiled.artifacts).iterdir()
+                      if (m := _PARTITION.search(p.name))}
+        files = sorted(partitions, key=partitions.__getitem__)
         if not files:
             raise PrecodegenError(f"the LTO build left no *.precodegen.bc (command: {' '.join(compiled.command)})")
         return Precodegen(tuple(p.read_bytes() for p in files), analyse(compiled.asm))

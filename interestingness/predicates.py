@@ -30,7 +30,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from typing import Any, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from interestingness.metrics import METRIC_NAMES
 
@@ -44,9 +45,14 @@ DEFAULT_PREDICATE = (
 
 Value = float | int | bool | None  # None: unknown
 
-_ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: None}
-_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+# the operators a predicate may use (division by zero has a rule of its own: _eval)
+_ARITH: dict[type[ast.operator], Callable[[Any, Any], Value] | None] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: None}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Value]] = {
+    ast.Not: lambda x: not x, ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
 class PredicateError(ValueError):
@@ -128,7 +134,7 @@ def _awk(node: ast.AST) -> str:
     if isinstance(node, ast.Constant):
         return repr(node.value)
     if isinstance(node, ast.Attribute):
-        return f"{node.value.id}_{node.attr}"
+        return f"{_side(node)}_{node.attr}"
     if isinstance(node, ast.BoolOp):
         return "(" + f" {_AWK_OPS[type(node.op)]} ".join(map(_awk, node.values)) + ")"
     if isinstance(node, ast.UnaryOp):
@@ -136,12 +142,19 @@ def _awk(node: ast.AST) -> str:
     if isinstance(node, ast.BinOp):
         a, b = _awk(node.left), _awk(node.right)
         return f"({b} == 0 ? 0 : {a} / {b})" if isinstance(node.op, ast.Div) else f"({a} {_AWK_OPS[type(node.op)]} {b})"
+    assert isinstance(node, ast.Compare), f"unchecked node {node!r}"
     vals = [_awk(v) for v in (node.left, *node.comparators)]  # a < b < c: a < b && b < c
     return "(" + " && ".join(f"{x} {_AWK_OPS[type(op)]} {y}" for op, x, y in zip(node.ops, vals, vals[1:])) + ")"
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return {f"{_side(n)}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def _side(node: ast.Attribute) -> str:
+    """The side of a metric (`lto` of lto.spill_ops); _check lets no other attribute through."""
+    assert isinstance(node.value, ast.Name), f"unchecked node {node!r}"
+    return node.value.id
 
 
 def _lookup(name: str, env: Mapping[str, Any]) -> Value:
@@ -156,27 +169,30 @@ def _truth(v: Value) -> bool | None:
 
 def _eval(node: ast.AST, env: Mapping[str, Any]) -> Value:
     if isinstance(node, ast.Constant):
+        assert isinstance(node.value, (int, float)), f"unchecked node {node!r}"
         return node.value
     if isinstance(node, ast.Attribute):
-        return _lookup(f"{node.value.id}.{node.attr}", env)
+        return _lookup(f"{_side(node)}.{node.attr}", env)
     if isinstance(node, ast.BoolOp):  # Kleene logic: a decided operand wins over unknowns
-        vals = [_truth(_eval(v, env)) for v in node.values]
+        truths = [_truth(_eval(v, env)) for v in node.values]
         decisive = isinstance(node.op, ast.Or)  # True decides `or`, False decides `and`
-        if decisive in vals:
+        if decisive in truths:
             return decisive
-        return None if None in vals else not decisive
+        return None if None in truths else not decisive
     if isinstance(node, ast.UnaryOp):
         v = _eval(node.operand, env)
         if v is None:
             return None
-        return {ast.Not: lambda x: not x, ast.USub: operator.neg, ast.UAdd: operator.pos}[type(node.op)](v)
+        return _UNARY[type(node.op)](v)
     if isinstance(node, ast.BinOp):
         a, b = _eval(node.left, env), _eval(node.right, env)
         if a is None or b is None:
             return None
         if isinstance(node.op, ast.Div):
             return a / b if b else (math.nan if not a else math.copysign(math.inf, a))
-        return _ARITH[type(node.op)](a, b)
+        arith = _ARITH[type(node.op)]
+        assert arith is not None  # (division: above)
+        return arith(a, b)
     if isinstance(node, ast.Compare):  # a < b < c means a < b and b < c
         vals = [_eval(v, env) for v in (node.left, *node.comparators)]
         results = [None if x is None or y is None else _COMPARE[type(op)](x, y)

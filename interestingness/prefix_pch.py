@@ -18,8 +18,8 @@ import re
 import shutil
 import tempfile
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from interestingness.process import run
 

@@ -40,7 +40,7 @@ class ScriptOracle(NoConfirmation):
     ignores_layout = False  # a script may grep comments or count columns
 
     @classmethod
-    def create(cls, script: Path, filename: str, **options: Any) -> "ScriptOracle":
+    def create(cls, script: Path, filename: str, **options: Any) -> ScriptOracle:
         script = Path(script).expanduser().absolute()
         if not script.exists():
             raise ScriptError(f"test script not found: {script}")

@@ -19,9 +19,10 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, TypeVar
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree
@@ -184,12 +185,16 @@ class SpillSetup:
         targets = tuple(k for k, (ok, _) in verdicts.items() if ok)
         if not targets:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
-            raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: {why}")
+            raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: "
+                                   f"{why}")
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
-        lto = by_target(m.metrics[LTO], targets)
+        built = m.metrics[LTO]
+        assert built is not None  # both sides of the original compiled (above)
+        lto = by_target(built, targets)
         loops = tuple(t for t in targets if self.loop_guard and (lto[t].get("loop_spill_ops") or 0) > 0)
-        lean_hip = self.compiler.hip.lean()
-        lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
+        lean_hip = self.compiler.hip_headers.lean()
+        lean = lean_hip is not None and self._builds_the_same(original, m,
+                                                              dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
         # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
@@ -222,7 +227,7 @@ class SpillSetup:
         syntax-only run of the original."""
         compiler = self.compiler
         if settings.get("lean_shim"):  # (already lean: as it is)
-            compiler = dataclasses.replace(compiler, hip=compiler.hip.lean() or compiler.hip)
+            compiler = dataclasses.replace(compiler, hip=compiler.hip_headers.lean() or compiler.hip)
         headers = files_sha256(self.compiler.headers(original))
         compiler = dataclasses.replace(compiler, pch=settings.get("pch", False),
                                        shared_front_end=settings.get("shared_front_end", False))
@@ -307,7 +312,7 @@ class SpillOracle:
             "predicate": self.predicate.canonical,
             "kernels": list(self.kernels) if self.kernels else None,
             "targets": list(self.targets),
-            "hip_headers": self.compiler.hip.identity(),
+            "hip_headers": self.compiler.hip_headers.identity(),
             "headers_sha256": self.headers_sha256,
             "uninitialized_limit": self.uninitialized,
             "init_guard": self.init_guard,
@@ -320,7 +325,7 @@ class SpillOracle:
     def settings(self) -> dict[str, Any]:
         """What resolving decided, for `SpillSetup.restore` in a resumed run."""
         return {"targets": list(self.targets), "loop_targets": list(self.loop_targets),
-                "init_guard": self.init_guard, "lean_shim": self.compiler.hip.is_lean, "pch": self.compiler.pch,
+                "init_guard": self.init_guard, "lean_shim": self.compiler.hip_headers.is_lean, "pch": self.compiler.pch,
                 "shared_front_end": self.compiler.shared_front_end}
 
     def test(self, content: bytes) -> Verdict:
@@ -378,34 +383,37 @@ class SpillOracle:
             return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
+        lto: dict[str, Metrics] = {}  # the LTO side's, which comes first
         for side in SIDES:
-            if side == NOLTO and self._decided(tables[LTO]):
+            if side == NOLTO and self._decided(lto):
                 details["compiles"][NOLTO] = {"skipped": True}
                 break
             c = build.side(side)
             details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts,
                                          **({"memo": c.memo} if c.memo else {})}
             if not c.ok:
-                what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
+                what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure or "", "compile error")
                 return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra",
                                kind=TIMEOUT if c.failure == "timeout" else COMPILE_ERROR)
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")
             lto_code = c.summary.digests if side == LTO else lto_code
-            tables[side] = by_target(c.summary.metrics, self.targets)
+            table = tables[side] = by_target(c.summary.metrics, self.targets)
+            if side == LTO:
+                lto = table
             for t in self.targets:
-                details["kernels"][t][side] = tables[side].get(t)
-                if t not in tables[side]:
+                details["kernels"][t][side] = table.get(t)
+                if t not in table:
                     return verdict(False, f"kernel {t} missing ({side})")
-                if side == LTO and t in self.loop_targets and not tables[LTO][t].get("loop_spill_ops"):
+                if side == LTO and t in self.loop_targets and not table[t].get("loop_spill_ops"):
                     return verdict(False, f"loop guard: {t} spills outside loops only (the original spills inside one)")
-        results = {t: self.predicate.evaluate(tables[LTO][t], _kernel(tables[NOLTO], t)) for t in self.targets}
+        results = {t: self.predicate.evaluate(lto[t], _kernel(tables[NOLTO], t)) for t in self.targets}
         # name a definitely-false target over one left unknown by the skipped no-LTO side
         failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]
         if failing:
             t = failing[0]
-            why = self.predicate.explain(tables[LTO][t], _kernel(tables[NOLTO], t))
+            why = self.predicate.explain(lto[t], _kernel(tables[NOLTO], t))
             return verdict(False, f"predicate false for {t}: {why}")
         return verdict(True)
 
@@ -478,7 +486,10 @@ def base_name(mangled: str) -> str:
     return name
 
 
-def by_target(table: dict[str, Metrics], targets: Sequence[str]) -> dict[str, Metrics]:
+V = TypeVar("V")
+
+
+def by_target(table: dict[str, V], targets: Sequence[str]) -> dict[str, V]:
     """The table with each target's figures under the target's name: its kernel is the one of the
     same mangled name, or else the only other kernel with the same base name."""
     out = dict(table)

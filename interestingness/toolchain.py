@@ -87,8 +87,8 @@ def _detect(clang: str) -> Toolchain:
     version = version_out.splitlines()[0].strip()
     commit = _COMMIT.search(version)
     resolved = Path(clang).resolve()
-    lld = _checked([clang, "-print-prog-name=ld.lld"], "clang -print-prog-name").strip()
-    lld = lld if os.path.isabs(lld) and os.path.exists(lld) else None
+    named = _checked([clang, "-print-prog-name=ld.lld"], "clang -print-prog-name").strip()
+    lld = named if os.path.isabs(named) and os.path.exists(named) else None
     return Toolchain(
         clang=clang,
         version=version,

@@ -6,7 +6,6 @@ from typing import Any, Protocol
 
 from .bundle import Tree
 
-
 # What a verdict says of the candidate besides its answer (`Verdict.kind`), in words any oracle
 # may use: the reducer counts, per pass, the candidates that did not compile, and knows no more.
 UNKNOWN = "unknown"            # the oracle cannot tell (a script's exit status says nothing of why)
@@ -37,16 +36,24 @@ class Verdict:
 class Oracle(Protocol):
     """Decides whether a candidate is still interesting. Knows nothing about passes."""
 
-    # True when whitespace and comments cannot change a verdict as long as lines stay lines
-    # (a compiler's view; not a script's, which may grep anything). Lets the reducer give
-    # layout-only variants of a tested candidate the same verdict without a test.
-    ignores_layout: bool
-    # The tree whose file sets (interestingness.bundle) are the candidates; None when a candidate
-    # is the one file under reduction.
-    tree: Tree | None
-    # How many independent checks `confirm` makes, for checks too costly to run on every
-    # candidate (0: none; see NoConfirmation).
-    confirm_steps: int
+    # (The attributes are read-only properties here, so that an oracle may declare them as
+    # narrower constants: `tree = None`, `confirm_steps = 0`.)
+
+    @property
+    def ignores_layout(self) -> bool:
+        """True when whitespace and comments cannot change a verdict as long as lines stay lines
+        (a compiler's view; not a script's, which may grep anything). Lets the reducer give
+        layout-only variants of a tested candidate the same verdict without a test."""
+
+    @property
+    def tree(self) -> Tree | None:
+        """The tree whose file sets (interestingness.bundle) are the candidates; None when a
+        candidate is the one file under reduction."""
+
+    @property
+    def confirm_steps(self) -> int:
+        """How many independent checks `confirm` makes, for checks too costly to run on every
+        candidate (0: none; see NoConfirmation)."""
 
     def identity(self) -> dict[str, Any]:
         """Everything besides the candidate's bytes that decides a verdict (for cache keys)."""

@@ -33,10 +33,11 @@ import subprocess
 import sys
 import threading
 import tomllib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .exits import EXIT_BUDGET, EXIT_INTERRUPTED
 from .files import atomic_write
@@ -125,7 +126,8 @@ def _arguments(option: Option, value: Any, base: Path) -> list[str]:
     if option.comma:
         names = [n.strip() for v in (value if isinstance(value, list) else [value]) for n in str(v).split(",")]
         value = ",".join(n for n in names if n)
-        option.parse(value)
+        if option.parse is not None:
+            option.parse(value)
     values = value if param.multiple and isinstance(value, list) else [value]
     return [a for v in values for a in (param.opts[0], str(base / v) if option.relative else str(v))]
 
@@ -163,7 +165,7 @@ class _Children:
     the batch, which stops them cleanly), so a stop must signal each; a case whose thread was
     about to start it when the stop came is never started."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen] = set()
         self._stopped = False

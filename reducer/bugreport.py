@@ -85,6 +85,7 @@ def _portable(flags: list[str]) -> list[str]:
         if f.value is None:
             out += f.tokens
         elif not os.path.isabs(f.value):
+            assert f.option is not None  # (a path comes with its option)
             out += [f.option, f.value]
     return out
 
@@ -188,7 +189,7 @@ END {
     v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
     v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
 }
-"""
+"""  # noqa: E501 (awk lines of repro.sh, kept as they are)
 
 
 def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:

@@ -159,7 +159,8 @@ class VerdictCache:
             if row is not None and bytes(row[0]) == key and now - row[3] < stale_after and _alive(row[1], row[2]):
                 return (row[1], row[2]) == (_HOST, os.getpid())
             # free, ours, stale, or another key's under the same digest: evaluate it ourselves
-            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (digest, key, _HOST, os.getpid(), now))
+            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                             (digest, key, _HOST, os.getpid(), now))
         return True
 
     @_locked
@@ -178,7 +179,8 @@ class VerdictCache:
             if verdict is not None:
                 return verdict
             with self._lock:
-                row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?", (digest,)).fetchone()
+                row = self._db.execute("SELECT key, host, pid, since FROM claims WHERE digest = ?",
+                                       (digest,)).fetchone()
             if row is None or bytes(row[0]) != key or time.time() - row[3] >= stale_after or not _alive(row[1], row[2]):
                 return self.get(content)
             time.sleep(poll)

@@ -11,8 +11,8 @@ another). A function of the verdicts alone, so -j 1 and -j N and a resumed run k
 candidates."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -150,7 +151,8 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.argument("flags", nargs=-1, type=click.UNPROCESSED)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per compile.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True,
+              help="Seconds per compile.")
 @click.option("--init-guard/--no-init-guard", default=True, show_default=True,
               help="Also build with -ftrivial-auto-var-init=zero and =pattern and show those verdicts.")
 @options.click_options(*options.ORACLE)

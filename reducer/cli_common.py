@@ -14,7 +14,8 @@ class Fail(click.ClickException):
 
     def __init__(self, message: str, code: int):
         super().__init__(message)
-        self.exit_code = code
+        # click declares exit_code a class variable, but reads it from the exception it catches
+        self.exit_code = code  # type: ignore[misc]
 
 
 def read_input(file: Path) -> bytes:

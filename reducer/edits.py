@@ -4,7 +4,8 @@ of overlapping or nested items well defined."""
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 
 class Edit(NamedTuple):
@@ -54,7 +55,9 @@ def _repair_separator(out: bytearray, j: int) -> int:
     left = j - 1
     while left >= 0 and out[left] in b" \t\r\n":
         left -= 1
-    right = _BLANKS.match(out, j).end()
+    blanks = _BLANKS.match(out, j)
+    assert blanks is not None  # (it matches the empty string too)
+    right = blanks.end()
     if left < 0 or right >= len(out):
         return left + 1
     if out[left] == ord(",") and (out[right] in _CLOSERS or out[right] == ord(",")):

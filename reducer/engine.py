@@ -22,10 +22,10 @@ from __future__ import annotations
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Callable, Iterator, Sequence
 
 from .checkpoints import Checkpoints, Kept
 from .edits import Item, apply
@@ -137,11 +137,11 @@ class Engine:
         self.hooks = hooks
         self.replay = replay or Replay()
         self.prefilter = prefilter  # the syntax pre-filter: no more parse errors than the current file
-        self.best: Source | None = None  # the part being reduced
+        self.best: Source | None = None  # the part being reduced (`_best` while the passes run)
         self.parts: list[bytes] = []
         self._part = 0
         self._join: Callable[[list[bytes]], bytes] = lambda parts: parts[0]
-        self.status: Status | None = None
+        self.status = Status(original_size=0, size=0, parts=0)  # the standing; reduce_parts starts it afresh
         self._pass_runs = 0
         self._charges = _Charges(evaluator)
         # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
@@ -197,6 +197,12 @@ class Engine:
         """The newest confirmed candidate: what is written, and what a stopped run ends with."""
         return self._checkpoints.confirmed.content
 
+    @property
+    def _best(self) -> Source:
+        """The part being reduced: set before any pass runs over it."""
+        assert self.best is not None, "no part is being reduced"
+        return self.best
+
     def _current(self) -> bytes:
         return self._join(list(self.parts))
 
@@ -215,7 +221,7 @@ class Engine:
         for i in range(len(self.parts)):
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
-            self.schedule.begin(self.best.text, sweeping)
+            self.schedule.begin(self._best.text, sweeping)
             run = self._run_in_sweep if sweeping else self._run_pass
             for p in passes:
                 run(p)
@@ -223,23 +229,23 @@ class Engine:
     def _run_in_sweep(self, p: Pass) -> None:
         """Run `p`, then whatever the schedule runs after it before the next pass of the sweep."""
         self._run_pass(p)
-        for q in self.schedule.between(p, self.best.text):
+        for q in self.schedule.between(p, self._best.text):
             self._run_in_sweep(q)
 
     def _revisit(self, p: Pass) -> None:
         """After `p` accepted a candidate: whatever the schedule runs before its next search
         (their tests are charged to them); then `p` goes on."""
-        again = self.schedule.within(p, self.best.text)
+        again = self.schedule.within(p, self._best.text)
         if not again:
             return
         for q in again:
             self._run_pass(q)
-        self.schedule.revisited(self.best.text)
+        self.schedule.revisited(self._best.text)
         self.status.current_pass = p.name
         self.hooks.on_event("pass", self.status)
 
     def _run_pass(self, p: Pass) -> None:
-        if p.name in self.status.dropped or (p.needs_tree and self.best.tree is None):
+        if p.name in self.status.dropped or (p.needs_tree and self._best.tree is None):
             return
         self.status.current_pass = p.name
         stats = self._yield(p)
@@ -259,13 +265,13 @@ class Engine:
             except _Broken as broken:
                 self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
 
-    def _items(self, p: Pass, level: int, clock: "_PassClock") -> list[Item] | None:
+    def _items(self, p: Pass, level: int, clock: _PassClock) -> list[Item] | None:
         clock.replay_bug()
         try:
-            items = p.items(self.best, level)
+            items = p.items(self._best, level)
             return None if items is None else list(items)
         except Exception:  # the pass's bug, not the run's: it is reported and the pass dropped
-            raise _Broken("items", level, self.best.text, [], traceback.format_exc()) from None
+            raise _Broken("items", level, self._best.text, [], traceback.format_exc()) from None
 
     def _apply(self, level: int, text: bytes, chunk: list[Item]) -> bytes:
         try:
@@ -274,7 +280,7 @@ class Engine:
             edits = [e for item in chunk for e in (item if isinstance(item, tuple) else [item])]
             raise _Broken("apply", level, text, edits, traceback.format_exc()) from None
 
-    def _drop(self, p: Pass, run: int, searches: int, broken: "_Broken") -> None:
+    def _drop(self, p: Pass, run: int, searches: int, broken: _Broken) -> None:
         """Drop `p` for the rest of the run and report the bug."""
         bugs = self.replay.bugs
         searches = bugs.get(run, searches)
@@ -286,7 +292,7 @@ class Engine:
         self.status.dropped.append(p.name)
         self.hooks.on_pass_bug(bug)
 
-    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: "_PassClock") -> None:
+    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: _PassClock) -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
         enumerated afresh and the search goes on at the same position; the first size is capped
         by the pass's last run at this level (`_chunk_start`)."""
@@ -310,7 +316,7 @@ class Engine:
                     break
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
-                self._accept(self._apply(level, self.best.text, items[start:start + size]), stats)
+                self._accept(self._apply(level, self._best.text, items[start:start + size]), stats)
                 largest = max(largest, size)
                 pos += index * size
                 self._revisit(p)
@@ -322,10 +328,10 @@ class Engine:
                     stats: PassYield) -> Iterator[bytes | None]:
         """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller (nor
         progress by the pass's own measure) or adds parse errors is None: rejected without a test."""
-        text = self.best.text
+        text = self._best.text
         for start in range(pos, len(items), size):
             candidate = self._apply(level, text, items[start:start + size])
-            if not p.progresses(self.best, candidate):
+            if not p.progresses(self._best, candidate):
                 stats.not_smaller += 1
                 yield None
             elif not self._syntax_ok(candidate):
@@ -340,16 +346,16 @@ class Engine:
         return self._join(parts)
 
     def _syntax_ok(self, candidate: bytes) -> bool:
-        if not self.prefilter or self.best.tree is None:
+        if not self.prefilter or self._best.tree is None:
             return True
-        if Source(candidate, self.best.language).error_count <= self.best.error_count:
+        if Source(candidate, self._best.language).error_count <= self._best.error_count:
             return True
         self.status.prefiltered += 1
         return False
 
     def _accept(self, content: bytes, stats: PassYield) -> None:
         stats.accepted += 1
-        stats.bytes_removed += len(self.best.text) - len(content)
+        stats.bytes_removed += len(self._best.text) - len(content)
         self._earlier.append(list(self.parts))
         self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1

@@ -6,7 +6,7 @@ never interesting again. What is known of verdicts (memory, journal, cache, clai
 the VerdictStore's; this is the policy: what to test, retry, re-check and confirm."""
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from interestingness import bundle
 from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
@@ -50,7 +50,7 @@ class Evaluator:
     def label(self, value: str) -> None:
         self.store.label = value
 
-    def __enter__(self) -> "Evaluator":
+    def __enter__(self) -> Evaluator:
         self._pool.__enter__()
         return self
 
@@ -147,12 +147,13 @@ class Evaluator:
         """Verdicts of distinct candidates, each tested here unless another process is testing it
         right now (a claim in the shared cache): then its verdict is awaited, and should that
         process die or fail, it is tested here after all."""
-        verdicts = self._test_here(contents)
-        for i, content in enumerate(contents):
-            while verdicts[i] is None:
-                verdicts[i] = self.store.wait(content)
-                if verdicts[i] is None:
-                    verdicts[i] = self._test_here([content])[0]
+        verdicts: list[Verdict] = []
+        for content, verdict in zip(contents, self._test_here(contents)):
+            while verdict is None:
+                verdict = self.store.wait(content)
+                if verdict is None:
+                    verdict = self._test_here([content])[0]
+            verdicts.append(verdict)
         return verdicts
 
     def _test_here(self, contents: list[bytes]) -> list[Verdict | None]:
@@ -210,7 +211,7 @@ class Evaluator:
         if known is not None:
             return known
         verdict = verdict if verdict is not None and verdict.details else self.store.lookup(content) or Verdict(True)
-        for attempt in range(2):
+        for _attempt in range(2):
             steps = self._confirmations(content, verdict)
             broken = [v for v in steps if v.infra_failure]
             if not broken:

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from interestingness.explain import (
     SOURCE_STAGES,
@@ -44,7 +52,7 @@ class Display:
         self.live = self.console.is_terminal and not quiet
         self.interval = interval
         self.bar: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None  # the bar's, with it
         self.last = 0.0
 
     def __call__(self, kind: str, **info) -> None:
@@ -66,7 +74,7 @@ class Display:
                 self.task = self.bar.add_task(info["phase"], total=info["total"])
             self.last = time.monotonic()
         elif kind == "advance":
-            if self.bar is not None:
+            if self.bar is not None and self.task is not None:
                 self.bar.update(self.task, completed=info["done"])
             elif time.monotonic() - self.last >= self.interval or info["done"] == info["total"]:
                 self.last = time.monotonic()

@@ -7,8 +7,8 @@ the reduced set is written to OUTPUT.files/, at the files' paths relative to the
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from interestingness.bundle import Tree, decode, encode
 

@@ -5,10 +5,10 @@ per-pass yields are of the reduced text; its summary gives both sizes."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Callable, Sequence
 
 from interestingness.process import run
 
@@ -42,7 +42,8 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
     done = Finished(parts, sum(map(len, parts)), 0)
     proposals = {name: [rule(Source(p, lang), Source(o, lang)) for p, lang, o in zip(parts, languages, originals)]
                  for name, rule in RULES.items()}
-    every = [_edited(parts, [list(chain.from_iterable(per[i] for per in proposals.values())) for i in range(len(parts))])]
+    every = [_edited(parts, [list(chain.from_iterable(per[i] for per in proposals.values()))
+                             for i in range(len(parts))])]
     if any(items for per in proposals.values() for items in per) and interesting(every[0]):
         parts = every[0]
         done.rules = {name: sum(map(len, per)) for name, per in proposals.items() if any(per)}
@@ -55,8 +56,9 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
                     parts, done.rules[name] = candidate, sum(map(len, items))
     done.after_hygiene = sum(map(len, parts))
     if format_with is not None:
-        formatted = [_format(p, format_with, style_file) if lang != "text" else p for p, lang in zip(parts, languages)]
-        if None in formatted:
+        results = [_format(p, format_with, style_file) if lang != "text" else p for p, lang in zip(parts, languages)]
+        formatted = [p for p in results if p is not None]
+        if len(formatted) < len(results):
             done.notes.append(f"{format_with} failed; the result is not formatted")
         elif formatted != parts and interesting(formatted):
             parts, done.formatted = formatted, sum(map(len, formatted))

@@ -10,15 +10,16 @@ include. Anything else (system headers, ROCm's headers, the HIP shim) stays an i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from interestingness.path_flags import PROJECT_DIRS, path_flags
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"][^\n]*\n?', re.MULTILINE)
 _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.MULTILINE)
 _COMMENTS = rb"(?:\s|//[^\n]*|/\*.*?\*/)*"
-_GUARD = re.compile(rb"\A" + _COMMENTS + rb"#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!\s*defined\s*\(?\s*(\w+)\s*\)?)[ \t]*\n"
+_GUARD = re.compile(rb"\A" + _COMMENTS + rb"#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!\s*defined\s*\(?\s*(\w+)\s*\)?)"
+                    rb"[ \t]*\n"
                     rb"[ \t]*#[ \t]*define[ \t]+(\w+)\b.*#[ \t]*endif\b[^\n]*" + _COMMENTS + rb"\Z", re.DOTALL)
 
 

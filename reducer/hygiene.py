@@ -8,7 +8,7 @@ lose the bug.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from tree_sitter import Node
 
@@ -22,7 +22,7 @@ _SHARED = (b"__shared__", b"__attribute__((shared))", b"constexpr", b"constinit"
 def initialise_scalars(src: Source, original: Source) -> list[Item]:
     """`int t;` -> `int t = 0;` and `T x;` -> `T x{};` for local variables declared without an
     initialiser (arrays, statics and LDS are left alone)."""
-    items = []
+    items: list[Item] = []
     for node in src.nodes():
         if node.type != "declaration" or not _local(node) or _no_init(node):
             continue
@@ -41,9 +41,10 @@ def bound_loops(src: Source, original: Source) -> list[Item]:
     headers: dict[bytes, bytes] = {}
     for node in original.nodes():
         var = _loop_variable(node)
-        if var is not None and var in _identifiers(node.child_by_field_name("condition")) and _header(node, original.text):
+        if var is not None and var in _identifiers(node.child_by_field_name("condition")) \
+                and _header(node, original.text):
             headers.setdefault(var, _header(node, original.text))
-    items = []
+    items: list[Item] = []
     for node in src.nodes():
         var = _loop_variable(node)
         if var is None or var not in headers or var in _identifiers(node.child_by_field_name("condition")):
@@ -63,13 +64,13 @@ def drop_empty_statements(src: Source, original: Source) -> list[Item]:
 
 def drop_unused_labels(src: Source, original: Source) -> list[Item]:
     """`lbl: x = 1;` -> `x = 1;` when no `goto lbl` is left."""
-    targets = {n.child_by_field_name("label").text for n in src.nodes()
-               if n.type == "goto_statement" and n.child_by_field_name("label") is not None}
-    items = []
+    targets = {_text(label) for n in src.nodes()
+               if n.type == "goto_statement" and (label := n.child_by_field_name("label")) is not None}
+    items: list[Item] = []
     for n in src.nodes():
         label = n.child_by_field_name("label") if n.type == "labeled_statement" else None
         body = n.named_children[-1] if n.named_child_count > 1 else None
-        if label is not None and body is not None and label.text not in targets:
+        if label is not None and body is not None and _text(label) not in targets:
             items.append((Edit(n.start_byte, body.start_byte),))
     return items
 
@@ -94,8 +95,8 @@ def _local(node: Node) -> bool:
 
 
 def _no_init(node: Node) -> bool:
-    words = {c.text.decode() for c in node.children if c.type in ("storage_class_specifier", "type_qualifier")}
-    return bool(words & _NO_INIT) or any(s in node.text for s in _SHARED)
+    words = {_text(c).decode() for c in node.children if c.type in ("storage_class_specifier", "type_qualifier")}
+    return bool(words & _NO_INIT) or any(s in _text(node) for s in _SHARED)
 
 
 def _loop_variable(node: Node) -> bytes | None:
@@ -106,7 +107,7 @@ def _loop_variable(node: Node) -> bytes | None:
         return None
     d = init.child_by_field_name("declarator")
     d = d.child_by_field_name("declarator") if d is not None and d.type == "init_declarator" else d
-    return d.text if d is not None and d.type == "identifier" else None
+    return _text(d) if d is not None and d.type == "identifier" else None
 
 
 def _identifiers(node: Node | None) -> set[bytes]:
@@ -116,7 +117,7 @@ def _identifiers(node: Node | None) -> set[bytes]:
     while stack:
         n = stack.pop()
         if n.type == "identifier":
-            out.add(n.text)
+            out.add(_text(n))
         stack.extend(n.children)
     return out
 
@@ -126,6 +127,12 @@ def _header_span(node: Node) -> tuple[int | None, int]:
     opening = next((c for c in node.children if c.type == "("), None)
     closing = next((c for c in node.children if c.type == ")"), None)
     return (opening.start_byte, closing.end_byte) if opening is not None and closing is not None else (None, 0)
+
+
+def _text(node: Node) -> bytes:
+    """A node's text, which every node of a tree parsed from bytes (a Source's) has."""
+    assert node.text is not None
+    return node.text
 
 
 def _header(node: Node, text: bytes) -> bytes:

@@ -46,7 +46,8 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.command("ir")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="INPUT | -- CLANG_FLAGS")
 @click.option("--from-source", "source", type=click.Path(path_type=Path),
-              help="Build this HIP file with full offload LTO and reduce the IR its codegen gets (clang flags after --).")
+              help="Build this HIP file with full offload LTO and reduce the IR its codegen gets "
+                   "(clang flags after --).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Result .ll [default: INPUT.reduced.ll].")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=2, show_default=True, help="llvm-reduce's -j.")
@@ -66,7 +67,8 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")
 @click.option("--clang", help="clang++ for --from-source [default: as `reduce run`].")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per llc run.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True,
+              help="Seconds per llc run.")
 @click.option("--cache/--no-cache", "use_cache", default=True, show_default=True,
               help="Keep verdicts in the persistent cache (its key: llc and libLLVM hashes, llc commands, "
               "predicate, target kernel, candidate bytes).")
@@ -81,8 +83,9 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: bool, jobs: int, kernel: str | None,
        predicate: str | None, min_spills: int, mcpu: str, llc_flags: str, alt_flags: str | None,
-       llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool, cache_dir: Path | None,
-       cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool, quiet: bool) -> None:
+       llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool,
+       cache_dir: Path | None, cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool,
+       quiet: bool) -> None:
     """Reduce LLVM IR given to AMDGPU codegen (INPUT.bc or INPUT.ll, e.g. the *.precodegen.bc of
     `-Xoffload-linker --save-temps`) to a small module llc still spills on, written as a lit test
     (RUN: llc ... | FileCheck) that is checked to pass.
@@ -140,7 +143,7 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _write_lit_test(oracle: IrOracle, result, output: Path, tools, timeout: float) -> str:
+def _write_lit_test(oracle: IrOracle, result, output: Path, tools, timeout: float) -> str | None:
     """Write the result as a lit test from llc's output on it; what fails when lit runs it, if anything."""
     asm = {side: oracle.llc(side, result.module).asm for side in oracle.sides()}
     atomic_write(output, lit_test(oracle, result.text, asm).encode())
@@ -164,15 +167,17 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
         except IrInputError as e:
             why.append(f"partition {n}: {e}")
             continue
-        found.append((resolved.llc(SIDES[0], module).metrics[resolved.target], module, text, resolved))
+        assert resolved.target is not None  # resolve() chose it
+        found.append((resolved.llc(SIDES[0], module).kernels[resolved.target], module, text, resolved, resolved.target))
     if not found:
         raise Fail("llc on the build's precodegen IR does not reproduce a spill: " + "; ".join(why),
                    EXIT_NOT_INTERESTING)
-    figures, module, text, resolved = max(found, key=lambda f: f[0]["spill_ops"] or 0)
-    lto = built.lto.get(resolved.target, {})
+    figures, module, text, resolved, target = max(found, key=lambda f: f[0]["spill_ops"] or 0)
+    lto = built.lto.get(target, {})
     differ = [f"{m.name} {lto.get(m.name)} (LTO build) vs {figures[m.name]} (llc)" for m in METRICS
               if lto.get(m.name) != figures[m.name]]
-    say(f"precodegen IR: {len(built.partitions)} partition(s), {instruction_count(text)} instructions in the chosen one; "
+    say(f"precodegen IR: {len(built.partitions)} partition(s), {instruction_count(text)} instructions in the "
+        "chosen one; "
         + ("llc reproduces the LTO build's figures exactly" if not differ else "llc differs from the LTO build: "
            + ", ".join(differ)))
     return module, text, resolved

@@ -24,7 +24,6 @@ from interestingness.process import run
 
 from .ir_server import VerdictServer
 
-
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
 _LLVM_REDUCE_STABLE = "llvm-reduce.stable.bc"  # its last copy that stood still for a tick
 
@@ -76,12 +75,14 @@ class IrReducer:
                  say: Callable[[str], None]):
         self.server, self.work, self.jobs, self.say = server, work, jobs, say
         self.llvm_reduce_flags = llvm_reduce_flags
-        self.oracle: IrOracle = server.oracle
+        assert isinstance(server.oracle, IrOracle), "`reduce ir` serves the IR oracle"
+        self.oracle = server.oracle
         self.state: IrReduction | None = None
 
     def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
         self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
-        for name, step in (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines)):
+        steps = (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines))
+        for name, step in steps:
             start, tests = time.monotonic(), self.server.counters.tests
             candidate, note = step(state.module, state.text)
             if candidate is not None and candidate != state.module:
@@ -100,6 +101,7 @@ class IrReducer:
         still interesting; a file torn by the stop is not, and then the last one that stood
         still for a tick is (`_tick` keeps a copy)."""
         state = self.state
+        assert state is not None, "interrupted before reduce() began"
         for name in (_LLVM_REDUCE_OUT, _LLVM_REDUCE_STABLE):
             try:
                 saved = (self.work / name).read_bytes()
@@ -115,12 +117,14 @@ class IrReducer:
         others = [k for k in kernel_names(text) if k != self.oracle.target]
         note = f"deleted {len(others)} other kernel(s)" if others else ""
         if others:
-            res, module = transform([self.oracle.tools.llvm_extract, "--delete", *(f"--func={k}" for k in others)],
-                                    module, self.oracle.timeout)
-            if module is None:
+            res, extracted = transform([self.oracle.tools.llvm_extract, "--delete", *(f"--func={k}" for k in others)],
+                                       module, self.oracle.timeout)
+            if extracted is None:
                 return None, f"llvm-extract failed: {res.stderr.strip()[:300]}"
-        res, module = transform([self.oracle.tools.opt, "--strip-debug", "-passes=globaldce"], module, self.oracle.timeout)
-        return module, note if module is not None else f"opt failed: {res.stderr.strip()[:300]}"
+            module = extracted
+        res, stripped = transform([self.oracle.tools.opt, "--strip-debug", "-passes=globaldce"], module,
+                                  self.oracle.timeout)
+        return stripped, note if stripped is not None else f"opt failed: {res.stderr.strip()[:300]}"
 
     def llvm_reduce(self, module: bytes, text: str) -> tuple[bytes | None, str]:
         source, best = self.work / "isolated.bc", self.work / _LLVM_REDUCE_OUT
@@ -145,9 +149,10 @@ class IrReducer:
         (whole, then: what `interrupted` falls back to when a stop tears the file)."""
         start, seen = time.monotonic(), None
         while not stop.wait(5.0):
+            now: tuple[int, int] | None
             try:
-                now = best.stat()
-                now = (now.st_size, now.st_mtime_ns)
+                st = best.stat()
+                now = (st.st_size, st.st_mtime_ns)
             except OSError:
                 now = None
             if now is not None and now == seen:

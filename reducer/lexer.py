@@ -42,7 +42,8 @@ def tokenize(text: bytes) -> list[Token]:
             if pos >= n:
                 break
         m = _TOKEN.match(text, pos)
-        assert m is not None and m.end() > pos  # the punct branch matches any non-space byte
+        # the punct branch matches any non-space byte; every branch is a named group
+        assert m is not None and m.end() > pos and m.lastgroup is not None
         tokens.append(Token(pos, m.end(), m.lastgroup if m.lastgroup != "delim" else "string"))
         pos = m.end()
     return tokens
@@ -78,7 +79,8 @@ def layout_key(text: bytes) -> bytes:
         marks = []
         for offset in splices:
             i = bisect_left(starts, offset)
-            where = "in" if i and tokens[i - 1].end > offset else "at" if i < len(tokens) and starts[i] == offset else ""
+            where = ("in" if i and tokens[i - 1].end > offset
+                     else "at" if i < len(tokens) and starts[i] == offset else "")
             marks.append(f"{i}{where}")  # a token that starts at a splice is on the splice's line
         key += b"\0splices " + ",".join(marks).encode()
     return key

@@ -20,6 +20,7 @@ _NONZERO = "{{[1-9][0-9]*}}"
 def lit_test(oracle: IrOracle, module_text: str, asm: dict[str, str]) -> str:
     """The .ll text: header (RUN and CHECK lines per side), then the module. `asm` is llc's output
     on this very module, per side."""
+    assert oracle.target is not None, "an oracle resolve() gave"
     header = [f"; Reduced by `reduce ir`: kernel {oracle.target}", f"; predicate: {oracle.predicate}"]
     for side in oracle.sides():
         args = " ".join(shlex.quote(a) for a in oracle.command(side)[1:-3])  # no llc path, no "-o - -"

@@ -1,13 +1,16 @@
-"""The options of `reduce run`, one row each. The click options of `run` (and the ones `resume`
-and `check` share), the RunConfig dataclass and the keys of batch manifests are all made from
-this table, so an option added here is everywhere at once and none can be forgotten in one place."""
+"""The options of `reduce run`, one row each. The table is the RunConfig dataclass: each of its
+fields that is an option is declared with `option(...)`, which keeps its spellings, help and the
+rest in the field's metadata. The click options of `run` (and the ones `resume` and `check` share)
+and the keys of batch manifests are all made from those fields, so an option added here is
+everywhere at once and none can be forgotten in one place."""
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -18,6 +21,7 @@ from .budget import parse_duration
 from .flatten import include_dirs
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,8 @@ class Option:
     name: str                   # click's parameter name
     decls: tuple[str, ...]      # its spellings, as click.option takes them
     help: str
-    field: tuple[Any, Any] | None = None  # the RunConfig field's type and default
+    field: bool = False         # a RunConfig field (declared with `option`)
+    default: Any = None         # the field's default; click's too unless `attrs` has one
     attrs: dict[str, Any] = dataclasses.field(default_factory=dict)  # click.option's: type, is_flag, ...
     parse: Callable[[Any], Any] | None = None  # a value from the command line -> the field's; ValueError: usage error
     key: str | None = None      # the manifest key, when not the name
@@ -42,7 +47,7 @@ class Option:
 
     def click_option(self, resume: bool = False) -> Callable[[F], F]:
         """Its click option; for `resume`, one that changes the stored value only when given."""
-        attrs = {**({"default": self.field[1]} if self.field else {}), **self.attrs}
+        attrs = {**({"default": self.default} if self.field else {}), **self.attrs}
         if resume:
             attrs = {k: v for k, v in attrs.items() if k not in ("default", "show_default")}
         return click.option(*self.decls, self.name, help=self.resume if resume else self.help,
@@ -81,125 +86,178 @@ _PATH = click.Path(path_type=Path)
 _DIRECTORY = click.Path(path_type=Path, file_okay=False)
 _SHOWN = {"show_default": True}
 _FLAG = {"is_flag": True}
+_ROW = "option"  # the metadata key of a field's Option
 
-# In the order of `reduce run --help`; RunConfig's fields come in this order too.
-RUN: tuple[Option, ...] = (
-    Option("script", ("--test",), "Interestingness script (exit 0 = interesting).", (str | None, None),
-           {"type": _PATH}, parse=_absolute, key="test", relative=True),
-    Option("test_arg", ("--test-arg",), "Pass the candidate's path as the script's last argument (llvm-reduce style).",
-           (bool, False), _FLAG),
-    Option("jobs", ("-j", "--jobs"), "Tests run in parallel.", (int, 1),
-           {"type": click.IntRange(1), "default": os.cpu_count() or 1, **_SHOWN},
-           resume="Tests run in parallel [default: as the run had]."),
-    Option("output", ("-o", "--output"), "Result file [default: FILE.reduced.EXT].", attrs={"type": _PATH}),
-    Option("workdir", ("--workdir",), "The run's state, journal, log and report [default: OUTPUT.work].",
-           attrs={"type": _DIRECTORY}),
-    Option("force", ("--force",), "Overwrite an existing output file and work directory.", attrs=_FLAG),
-    Option("time_budget", ("--time-budget",), "Stop cleanly after this much wall time (8h, 90m, 1h30m).",
-           (float | None, None), parse=parse_duration,
-           resume="A new total time budget for the run (all sessions)."),
-    Option("max_tests", ("--max-tests",), "Stop cleanly after this many oracle tests.", (int | None, None),
-           {"type": click.IntRange(1)}, resume="A new total test budget for the run (all sessions)."),
-    Option("pass_time_cap", ("--pass-time-cap",),
-           "Cut a pass short after this long [default: a quarter of --time-budget, else none].",
-           (float | None, None), parse=parse_duration),
-    Option("timeout", ("--timeout",), "Seconds per test.", (float, 300.0),
-           {"type": click.FloatRange(min=0.1), **_SHOWN}),
-    Option("check_repeat", ("--check-repeat",),
-           "Fresh tests of the original (all must agree, or the run is refused) and of the result.",
-           (int, 2), {"type": click.IntRange(1), **_SHOWN}),
-    Option("recheck", ("--recheck/--no-recheck",),
-           "Test each interesting candidate again before keeping it [default: on with --test, off with "
-           "the built-in oracle, whose compiles are deterministic].", (bool | None, None)),
-    Option("allow_empty", ("--allow-empty",), "Let an empty or whitespace-only file be interesting.",
-           (bool, False), _FLAG),
-    Option("ub_guard", ("--ub-guard/--no-ub-guard",),
-           "Built-in oracle: refuse candidates with more -Wuninitialized warnings than the original "
-           "(reductions leave uninitialized counters behind, and a test case with undefined behaviour is "
-           "no bug report).", (bool, True), _SHOWN),
-    Option("init_guard", ("--init-guard/--no-init-guard",),
-           "Built-in oracle: keep a candidate only when it is also interesting with every automatic variable "
-           "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
-           "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original "
-           "fails it.", (bool, True), _SHOWN),
-    Option("confirm_batch", ("--confirm-batch",),
-           "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
-           "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
-           "Every file written passes. 1 confirms each candidate as it is kept.", (int, 16),
-           {"type": click.IntRange(1), **_SHOWN}),
-    Option("loop_guard", ("--loop-guard/--no-loop-guard",),
-           "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
-           "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",
-           (bool, True), _SHOWN),
-    Option("format", ("--format/--no-format",),
-           "After the reduction, make the result read like code a person wrote: initialise uninitialised "
-           "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
-           "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.",
-           (bool, True), _SHOWN),
-    Option("explain", ("--explain/--no-explain",),
-           "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
-           "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", (bool, True),
-           _SHOWN),
-    Option("prefilter", ("--no-prefilter",), "Test candidates that add parse errors too.", (bool, True),
-           {**_FLAG, "flag_value": False}),
-    Option("passes", ("--passes",), "Comma-separated passes to run instead of the default schedule "
-           "(`reduce passes` lists them).", (list[str] | None, None),
-           parse=lambda text: _pass_names(text) or None, comma=True),  # none: the default schedule
-    Option("skip_passes", ("--skip-passes",), "Comma-separated passes to take out of the schedule.",
-           (list[str], []), {"default": ""}, parse=_pass_names, comma=True),
-    Option("adaptive_sweeps", ("--adaptive-sweeps/--full-sweeps",),
-           "After a full sweep of the main passes, run again only those that removed something, until "
-           "none does, then a full sweep again.", (bool, False), _SHOWN),
-    Option("rename", ("--rename/--no-rename",),
-           "shorten identifiers; off by default because names matter in a bug report", (bool, False), _SHOWN),
-    Option("backend", ("--backend",),
-           "joblib backend; dask runs the tests on a Dask cluster (its workers need the toolchain).",
-           (str, "loky"), {"type": click.Choice(["loky", "threading", "dask"]), **_SHOWN}),
-    Option("scheduler", ("--scheduler",),
-           "Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].",
-           (str | None, None)),
-    Option("flatten", ("--flatten/--no-flatten",),
-           "Inline project headers (found via -I/-iquote and the file's directory) first "
-           "[default: on with the built-in oracle, off with --test]. Without it, the project headers are "
-           "reduced as files of their own, written to OUTPUT.files/.", (bool | None, None)),
-    Option("include_dirs", ("-I", "--include-dir"),
-           "A directory of project headers, for --test runs (the built-in oracle takes -I/-iquote from its "
-           "clang flags); with --no-flatten, the headers found there are reduced too.", (list[str], []),
-           {"multiple": True, "type": _DIRECTORY}, parse=_absolute, relative=True),
-    Option("cache", ("--cache/--no-cache",),
-           "Keep verdicts in the persistent cache [default: on with the built-in oracle, whose key "
-           "covers everything that decides a verdict; off with --test, since a script may read anything].",
-           (bool | None, None)),
-    Option("cache_dir", ("--cache-dir",), "[default: $XDG_CACHE_HOME/gpu-reduce]", (str | None, None),
-           {"type": _PATH}, parse=_absolute),
-    Option("cache_max_entries", ("--cache-max-entries",), "0 disables.", (int, 200_000),
-           {"type": click.IntRange(0), **_SHOWN}),
-    Option("cache_max_bytes", ("--cache-max-bytes",), "0 disables.", (int, 1 << 30),
-           {"type": click.IntRange(0), **_SHOWN}),
-    Option("keep_artifacts", ("--keep-artifacts",),
-           "Keep every test's directory (candidate, build outputs) under this directory; "
-           "the persistent cache is then off, so no test is skipped for an earlier run's answer.",
-           (str | None, None), {"type": _DIRECTORY}, parse=_absolute, relative=True),
-    Option("quiet", ("-q", "--quiet"), "No progress output.", attrs=_FLAG),
-    Option("as_json", ("--json",), "Progress and the final summary as JSON lines on stdout.", attrs=_FLAG),
-    Option("hip_headers", ("--hip-headers",),
-           "HIP headers after your own -I/-isystem ones: a ROCm's (found by clang, or with --rocm-path "
-           "among the clang flags), this package's fallback shim, or auto: ROCm when clang finds one.",
-           (str, "auto"), {"type": click.Choice(["auto", "rocm", "shim"]), **_SHOWN}),
-    Option("clang", ("--clang",), "clang++ to use [default: $REDUCE_CLANG, /usr/lib/llvm-22/bin/clang++, PATH].",
-           (str | None, None)),
-    Option("kernels", ("--kernel",),
-           "Target kernel: mangled name or part of the demangled one [default: one kernel that "
-           "shows the effect in the original; see --all-targets]. Two or more --kernel keep all they select.",
-           (list[str], []), {"multiple": True}, key="kernel"),
-    Option("all_targets", ("--all-targets",),
-           "Keep every kernel that shows the effect (or that --kernel selects) a target; by default "
-           "a reduction keeps one, the one with the most spill code, and the others become deletable.",
-           (bool, False), _FLAG),
-    Option("predicate", ("--predicate",), "When a kernel is interesting, over lto.METRIC / nolto.METRIC "
-           f"[default: {DEFAULT_PREDICATE}].", (str | None, None)),
-)
-FIELDS = tuple(o for o in RUN if o.field)
+
+def option(decls: tuple[str, ...], help: str, default: T, attrs: dict[str, Any] | None = None, *,
+           parse: Callable[[Any], Any] | None = None, key: str | None = None, relative: bool = False,
+           comma: bool = False, resume: str | None = None) -> T:
+    """A RunConfig field that is an option (see Option for the arguments); a list default is
+    copied for each instance. Typed as its default, so that the field's annotation is checked."""
+    row = Option("", decls, help, True, default, attrs or {}, parse, key, relative, comma, resume)
+    if isinstance(default, list):
+        return cast(T, dataclasses.field(default_factory=default.copy, metadata={_ROW: row}))
+    return dataclasses.field(default=default, metadata={_ROW: row})
+
+
+@dataclass
+class RunConfig:
+    """Everything that decides a run; stored in run.json, so `resume` needs nothing else. Its
+    fields: what the run is of (file, output and cwd, absolute so a resumed run may start anywhere;
+    the compile flags, relative to cwd), then the options, in the order of `reduce run --help`."""
+
+    file: str
+    output: str
+    cwd: str
+    flags: list[str] = dataclasses.field(default_factory=list)
+    script: str | None = option(("--test",), "Interestingness script (exit 0 = interesting).", None,
+        {"type": _PATH}, parse=_absolute, key="test", relative=True)
+    test_arg: bool = option(("--test-arg",),
+        "Pass the candidate's path as the script's last argument (llvm-reduce style).", False, _FLAG)
+    jobs: int = option(("-j", "--jobs"), "Tests run in parallel.", 1,
+        {"type": click.IntRange(1), "default": os.cpu_count() or 1, **_SHOWN},
+        resume="Tests run in parallel [default: as the run had].")
+    time_budget: float | None = option(("--time-budget",), "Stop cleanly after this much wall time (8h, 90m, 1h30m).",
+        None, parse=parse_duration,
+        resume="A new total time budget for the run (all sessions).")
+    max_tests: int | None = option(("--max-tests",), "Stop cleanly after this many oracle tests.", None,
+        {"type": click.IntRange(1)}, resume="A new total test budget for the run (all sessions).")
+    pass_time_cap: float | None = option(("--pass-time-cap",),
+        "Cut a pass short after this long [default: a quarter of --time-budget, else none].",
+        None, parse=parse_duration)
+    timeout: float = option(("--timeout",), "Seconds per test.", 300.0,
+        {"type": click.FloatRange(min=0.1), **_SHOWN})
+    check_repeat: int = option(("--check-repeat",),
+        "Fresh tests of the original (all must agree, or the run is refused) and of the result.",
+        2, {"type": click.IntRange(1), **_SHOWN})
+    recheck: bool | None = option(("--recheck/--no-recheck",),
+        "Test each interesting candidate again before keeping it [default: on with --test, off with "
+        "the built-in oracle, whose compiles are deterministic].", None)
+    allow_empty: bool = option(("--allow-empty",), "Let an empty or whitespace-only file be interesting.",
+        False, _FLAG)
+    ub_guard: bool = option(("--ub-guard/--no-ub-guard",),
+        "Built-in oracle: refuse candidates with more -Wuninitialized warnings than the original "
+        "(reductions leave uninitialized counters behind, and a test case with undefined behaviour is "
+        "no bug report).", True, _SHOWN)
+    init_guard: bool = option(("--init-guard/--no-init-guard",),
+        "Built-in oracle: keep a candidate only when it is also interesting with every automatic variable "
+        "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
+        "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original "
+        "fails it.", True, _SHOWN)
+    confirm_batch: int = option(("--confirm-batch",),
+        "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
+        "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
+        "Every file written passes. 1 confirms each candidate as it is kept.", 16,
+        {"type": click.IntRange(1), **_SHOWN})
+    loop_guard: bool = option(("--loop-guard/--no-loop-guard",),
+        "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
+        "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",
+        True, _SHOWN)
+    format: bool = option(("--format/--no-format",),
+        "After the reduction, make the result read like code a person wrote: initialise uninitialised "
+        "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
+        "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.",
+        True, _SHOWN)
+    explain: bool = option(("--explain/--no-explain",),
+        "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
+        "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", True,
+        _SHOWN)
+    prefilter: bool = option(("--no-prefilter",), "Test candidates that add parse errors too.", True,
+        {**_FLAG, "flag_value": False})
+    passes: list[str] | None = option(("--passes",), "Comma-separated passes to run instead of the default schedule "
+        "(`reduce passes` lists them).", None,
+        parse=lambda text: _pass_names(text) or None, comma=True)  # none: the default schedule
+    skip_passes: list[str] = option(("--skip-passes",), "Comma-separated passes to take out of the schedule.",
+        [], {"default": ""}, parse=_pass_names, comma=True)
+    adaptive_sweeps: bool = option(("--adaptive-sweeps/--full-sweeps",),
+        "After a full sweep of the main passes, run again only those that removed something, until "
+        "none does, then a full sweep again.", False, _SHOWN)
+    rename: bool = option(("--rename/--no-rename",),
+        "shorten identifiers; off by default because names matter in a bug report", False, _SHOWN)
+    backend: str = option(("--backend",),
+        "joblib backend; dask runs the tests on a Dask cluster (its workers need the toolchain).",
+        "loky", {"type": click.Choice(["loky", "threading", "dask"]), **_SHOWN})
+    scheduler: str | None = option(("--scheduler",),
+        "Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].",
+        None)
+    flatten: bool | None = option(("--flatten/--no-flatten",),
+        "Inline project headers (found via -I/-iquote and the file's directory) first "
+        "[default: on with the built-in oracle, off with --test]. Without it, the project headers are "
+        "reduced as files of their own, written to OUTPUT.files/.", None)
+    include_dirs: list[str] = option(("-I", "--include-dir"),
+        "A directory of project headers, for --test runs (the built-in oracle takes -I/-iquote from its "
+        "clang flags); with --no-flatten, the headers found there are reduced too.", [],
+        {"multiple": True, "type": _DIRECTORY}, parse=_absolute, relative=True)
+    cache: bool | None = option(("--cache/--no-cache",),
+        "Keep verdicts in the persistent cache [default: on with the built-in oracle, whose key "
+        "covers everything that decides a verdict; off with --test, since a script may read anything].",
+        None)
+    cache_dir: str | None = option(("--cache-dir",), "[default: $XDG_CACHE_HOME/gpu-reduce]", None,
+        {"type": _PATH}, parse=_absolute)
+    cache_max_entries: int = option(("--cache-max-entries",), "0 disables.", 200_000,
+        {"type": click.IntRange(0), **_SHOWN})
+    cache_max_bytes: int = option(("--cache-max-bytes",), "0 disables.", 1 << 30,
+        {"type": click.IntRange(0), **_SHOWN})
+    keep_artifacts: str | None = option(("--keep-artifacts",),
+        "Keep every test's directory (candidate, build outputs) under this directory; "
+        "the persistent cache is then off, so no test is skipped for an earlier run's answer.",
+        None, {"type": _DIRECTORY}, parse=_absolute, relative=True)
+    hip_headers: str = option(("--hip-headers",),
+        "HIP headers after your own -I/-isystem ones: a ROCm's (found by clang, or with --rocm-path "
+        "among the clang flags), this package's fallback shim, or auto: ROCm when clang finds one.",
+        "auto", {"type": click.Choice(["auto", "rocm", "shim"]), **_SHOWN})
+    clang: str | None = option(("--clang",),
+        "clang++ to use [default: $REDUCE_CLANG, /usr/lib/llvm-22/bin/clang++, PATH].", None)
+    kernels: list[str] = option(("--kernel",),
+        "Target kernel: mangled name or part of the demangled one [default: one kernel that "
+        "shows the effect in the original; see --all-targets]. Two or more --kernel keep all they select.",
+        [], {"multiple": True}, key="kernel")
+    all_targets: bool = option(("--all-targets",),
+        "Keep every kernel that shows the effect (or that --kernel selects) a target; by default "
+        "a reduction keeps one, the one with the most spill code, and the others become deletable.",
+        False, _FLAG)
+    predicate: str | None = option(("--predicate",), "When a kernel is interesting, over lto.METRIC / nolto.METRIC "
+        f"[default: {DEFAULT_PREDICATE}].", None)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def builtin(self) -> bool:
+        return self.script is None
+
+    @property
+    def flattens(self) -> bool:
+        return self.flatten if self.flatten is not None else self.builtin
+
+    def header_dirs(self, cwd: Path) -> list[Path]:
+        """Where project headers are found: the -I/-iquote directories of the flags (built-in
+        oracle) or --include-dir (scripts); the including file's directory comes on top."""
+        return include_dirs(self.flags, cwd) + [(cwd / d).resolve() for d in self.include_dirs]
+
+
+# The options that only say how this invocation works (no RunConfig field), each group shown
+# in `reduce run --help` before the field named.
+_INVOCATION: dict[str, tuple[Option, ...]] = {
+    "time_budget": (
+        Option("output", ("-o", "--output"), "Result file [default: FILE.reduced.EXT].", attrs={"type": _PATH}),
+        Option("workdir", ("--workdir",), "The run's state, journal, log and report [default: OUTPUT.work].",
+               attrs={"type": _DIRECTORY}),
+        Option("force", ("--force",), "Overwrite an existing output file and work directory.", attrs=_FLAG),
+    ),
+    "hip_headers": (
+        Option("quiet", ("-q", "--quiet"), "No progress output.", attrs=_FLAG),
+        Option("as_json", ("--json",), "Progress and the final summary as JSON lines on stdout.", attrs=_FLAG),
+    ),
+}
+
+# every RunConfig field that is an option, named as its field
+FIELDS = tuple(dataclasses.replace(f.metadata[_ROW], name=f.name) for f in fields(RunConfig) if _ROW in f.metadata)
+# all options of `reduce run`, in the order of its --help
+RUN: tuple[Option, ...] = tuple(o for f in FIELDS for o in (*_INVOCATION.get(f.name, ()), f))
+assert len(RUN) == len(FIELDS) + sum(map(len, _INVOCATION.values())), "an _INVOCATION key is no option field"
 # the built-in oracle's, which `reduce check` takes too
 ORACLE = ("hip_headers", "clang", "kernels", "all_targets", "predicate")
 
@@ -220,40 +278,4 @@ def resume_options(f: F) -> F:
     for o in reversed([o for o in RUN if o.resume]):
         f = o.click_option(resume=True)(f)
     return f
-
-
-class _RunConfig:
-    """Everything that decides a run; stored in run.json, so `resume` needs nothing else. Its
-    fields: what the run is of (file, output and cwd, absolute so a resumed run may start anywhere;
-    the compile flags, relative to cwd), then one per row of FIELDS."""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Any:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    @property
-    def builtin(self) -> bool:
-        return self.script is None
-
-    @property
-    def flattens(self) -> bool:
-        return self.flatten if self.flatten is not None else self.builtin
-
-    def header_dirs(self, cwd: Path) -> list[Path]:
-        """Where project headers are found: the -I/-iquote directories of the flags (built-in
-        oracle) or --include-dir (scripts); the including file's directory comes on top."""
-        return include_dirs(self.flags, cwd) + [(cwd / d).resolve() for d in self.include_dirs]
-
-
-def _field(default: Any) -> Any:
-    """A dataclass field's default; a list one is copied for each instance."""
-    return dataclasses.field(default_factory=default.copy) if isinstance(default, list) else default
-
-
-RunConfig = dataclasses.make_dataclass(
-    "RunConfig",
-    [("file", str), ("output", str), ("cwd", str), ("flags", list[str], dataclasses.field(default_factory=list)),
-     *((o.name, o.field[0], _field(o.field[1])) for o in FIELDS)],
-    bases=(_RunConfig,), namespace={"__doc__": _RunConfig.__doc__, "__module__": __name__})
 

@@ -2,9 +2,13 @@
 processes, threads) or on a dask cluster. Only the mechanism: what to call is the evaluator's."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from joblib import Parallel, delayed, parallel_config
+
+if TYPE_CHECKING:
+    from dask.distributed import Client
 
 
 class Pool:
@@ -12,10 +16,10 @@ class Pool:
         self.jobs = jobs
         self.backend = backend
         self.scheduler = scheduler
-        self._client = None
+        self._client: Client | None = None
         self._parallel: Parallel | None = None
 
-    def __enter__(self) -> "Pool":
+    def __enter__(self) -> Pool:
         if self.backend == "dask":
             from dask.distributed import Client  # optional dependency: only for cluster runs
 

@@ -7,9 +7,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.live import Live
@@ -19,9 +20,9 @@ from interestingness import bundle
 
 from .budget import Budget, format_seconds
 from .engine import Status
-from .verdicts import Counters
 from .lexer import count_tokens
 from .report import compile_failures_line
+from .verdicts import Counters
 
 
 def describe(status: Status, counters: Counters, budget: Budget | None = None) -> str:
@@ -49,7 +50,7 @@ class Progress:
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if self.console.is_terminal and not self.quiet:
             self._live = Live(Text("starting"), console=self.console, refresh_per_second=4, transient=True)
             self._live.__enter__()
@@ -68,17 +69,17 @@ class Progress:
     def event(self, kind: str, status: Status) -> None:
         self._status = status
         if self._live is not None:
-            self._live.update(Text(describe(status, self.counters, self.budget)))
+            self._live.update(Text(describe(status, self._counted(), self.budget)))
         if kind == "accept":
             self.log(f"accepted: {status.size} B ({status.current_pass})")
         if self.json_lines:
             self._emit({"event": kind, "size": status.size, "pass": status.current_pass, "sweep": status.sweep,
-                        "tests": self.counters.tests, "accepted": status.accepted})
+                        "tests": self._counted().tests, "accepted": status.accepted})
 
     def _log_periodically(self) -> None:
         while not self._stop.wait(self.interval):
             if self._status is not None:
-                line = describe(self._status, self.counters, self.budget)
+                line = describe(self._status, self._counted(), self.budget)
                 self.log(line)
                 if not self.quiet:
                     print(f"[reduce] {line}", file=sys.stderr, flush=True)
@@ -96,7 +97,7 @@ class Progress:
         `per_pass` is each pass's yield over all sessions (runs.py); else this session's."""
         if files is not None:
             original, start, result = map(bundle.joined, (original, start, result))
-        c = self.counters
+        c = self._counted()
         if per_pass is None:
             per_pass = {name: asdict(y) for name, y in (self._status.per_pass if self._status else {}).items()}
         passes_line = ", ".join(f"{name} -{y['bytes_removed']}B/{y['tests']}t/{y['seconds']:.0f}s"
@@ -130,6 +131,11 @@ class Progress:
                         "report": str(report), **({"files": files, "tree": str(tree)} if files else {})})
         else:  # the outcome is not progress: --quiet still shows it
             self.console.print("\n".join(lines), highlight=False, soft_wrap=True)
+
+    def _counted(self) -> Counters:
+        """The evaluator's counters, which are set before the engine reports anything (runs.py)."""
+        assert self.counters is not None, "Progress.counters is set before the first event"
+        return self.counters
 
     def _emit(self, record: dict[str, Any]) -> None:
         print(json.dumps(record), flush=True)

@@ -92,7 +92,8 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                      + "".join(f"; {note}" for note in f["notes"]))
     if s.get("targets"):
         others = [k for k in s.get("showing_effect") or [] if k not in s["targets"]]
-        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: " + ", ".join(f"`{t}`" for t in s["targets"])
+        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: "
+                     + ", ".join(f"`{t}`" for t in s["targets"])
                      + (f" (focus: one of the {len(others) + 1} kernels that show the effect in the original; the "
                         f"others, {', '.join(f'`{k}`' for k in others)}, were free to go)" if others else ""))
     if s.get("values"):
@@ -182,8 +183,9 @@ def metric_table(metrics: dict[str, dict]) -> list[str]:
     lines = []
     kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
     for k in kernels:
-        before = next((o for o in metrics["original"]["kernels"] if o["name"] == k["name"]), None) or next(
-            (o for o in metrics["original"]["kernels"] if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
+        original: list[dict[str, Any]] = metrics["original"]["kernels"]
+        before = next((o for o in original if o["name"] == k["name"]), None) or next(
+            (o for o in original if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
             {})  # a reduction may rename the kernel (an instantiated template, a deleted parameter)
         lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
                   "|---|---|---|---|---|"]

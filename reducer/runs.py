@@ -15,7 +15,7 @@ from typing import Any
 from interestingness import oracles
 from interestingness.predicates import PredicateError
 from interestingness.script import ScriptError
-from interestingness.spill import OracleSetupError
+from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
 
@@ -23,6 +23,7 @@ from . import bugreport, fileset, pass_bugs, stopping
 from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache, default_cache_dir
 from .engine import Engine, Hooks, PassBug, Replay, Status
+from .evaluate import Evaluator
 from .exits import (
     EXIT_BUDGET,
     EXIT_INPUT,
@@ -34,7 +35,6 @@ from .exits import (
     EXIT_UNSTABLE,
     RunError,
 )
-from .evaluate import Evaluator
 from .finish import clang_format, finish
 from .flatten import flatten
 from .lexer import count_tokens
@@ -142,10 +142,12 @@ def resume(workdir: Path, *, display: Display = Display(), **overrides: Any) -> 
 def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
     os.chdir(config.cwd)
     original = wd.read("original")
+    if original is None:  # killed between creating the work directory and copying the input there
+        raise RunError(f"{wd.path} holds no copy of the original file: start a new run", EXIT_INPUT)
     state = wd.state()
     subject = subject_of(Path(config.file), state.tree, original)
     keep = config.keep_artifacts is not None
-    tmp_parent = Path(config.keep_artifacts) if keep else wd.path / "tmp"
+    tmp_parent = Path(config.keep_artifacts) if config.keep_artifacts is not None else wd.path / "tmp"
     if not keep:
         shutil.rmtree(tmp_parent, ignore_errors=True)  # leftovers of a killed session
     tmp_parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -200,9 +202,15 @@ class _Session:
         self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by)
                                                  if journal is not None else ({},)))
         self.pass_bugs = {b.number: b for b in state.pass_bugs}
-        self.engine: Engine | None = None
+        self._engine: Engine | None = None  # made by `run`
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes
         self._values_done, self._values_sweep = (0, 0.0), 0
+
+    @property
+    def engine(self) -> Engine:
+        """The run's engine; the hooks and `_save` are reached only once `run` has made it."""
+        assert self._engine is not None, "the engine is made by run()"
+        return self._engine
 
     def run(self) -> int:
         config, wd, state, subject, ui = self.config, self.wd, self.state, self.subject, self.ui
@@ -225,7 +233,7 @@ class _Session:
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
         replay = Replay(caps=state.caps, bugs={b.run: b.searches for b in self.pass_bugs.values()}, pass_time_cap=cap)
-        self.engine = Engine(self.evaluator, self.language, schedule, replay=replay, values=self.values,
+        self._engine = Engine(self.evaluator, self.language, schedule, replay=replay, values=self.values,
                              hooks=Hooks(on_accept=self._accepted, on_event=self._event, on_pass_bug=self._pass_bug),
                              prefilter=config.prefilter, confirm_batch=config.confirm_batch)
         try:
@@ -249,7 +257,9 @@ class _Session:
                 self._final_check(result)
                 if config.builtin:
                     ui.say("measuring the original and the result for the report...")
-                    targets = list(self.evaluator.oracle.targets)
+                    oracle = self.evaluator.oracle
+                    assert isinstance(oracle, SpillOracle)  # the built-in oracle
+                    targets = list(oracle.targets)
                     state.metrics = CheckReports(oracles.check(config, subject.tree, self.original, targets),
                                                  oracles.check(config, subject.tree, result, targets))
                     self._save(outcome)
@@ -358,7 +368,7 @@ class _Session:
         state = self.state
         state.caps = dict(self.engine.caps)
         if self.values is not None:  # this session's questions to the compiler, in all and per sweep
-            self._count_values(self.engine.status.sweep if self.engine.status else 0)
+            self._count_values(self.values, self.engine.status.sweep)
             state.values = {**asdict(self.values.stats), "per_sweep": self._values_per_sweep}
         state.pass_bugs = [self.pass_bugs[n] for n in sorted(self.pass_bugs)]
         state.record_standing(self.engine.status, self.evaluator.counters, self.evaluator.budget,
@@ -366,9 +376,9 @@ class _Session:
         state.outcome = outcome
         self.wd.save_state(state)
 
-    def _count_values(self, sweep: int) -> None:
+    def _count_values(self, values: ClangValues, sweep: int) -> None:
         """Charge the front-end runs since the last pass began to the sweep it began in."""
-        stats = self.values.stats
+        stats = values.stats
         while len(self._values_per_sweep) <= max(sweep, self._values_sweep):
             self._values_per_sweep.append({"runs": 0, "seconds": 0.0})
         row = self._values_per_sweep[self._values_sweep]
@@ -400,7 +410,7 @@ class _Session:
     def _event(self, kind: str, status: Status) -> None:
         self.ui.event(kind, status)
         if self.values is not None and kind == "pass":
-            self._count_values(status.sweep)
+            self._count_values(self.values, status.sweep)
         if kind == "stall":
             self.ui.say(f"{self.engine.stall_window} tests in a row failed the same way; the best file, tested "
                         "again, is interesting: going on")

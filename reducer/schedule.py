@@ -7,7 +7,7 @@ from timing, so a resumed run's replay asks the same questions and gets the same
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import passes
 from .passes import Pass
@@ -48,9 +48,11 @@ class Schedule:
         The revisit passes and the coarse head are those of the default ones left in the main
         list. An unknown name is a KeyError that lists the known ones."""
         passes.resolve(list(skip))
-        first, main, last = ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST)
-        main = [*main, "rename"] if rename and "rename" not in main else main
-        first, main, last = (passes.resolve([n for n in names if n not in skip]) for names in (first, main, last))
+        names: tuple[Sequence[str], Sequence[str], Sequence[str]] = (
+            ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST))
+        if rename and "rename" not in names[1]:
+            names = (names[0], [*names[1], "rename"], names[2])
+        first, main, last = (passes.resolve([n for n in listed if n not in skip]) for listed in names)
         return cls(first=first, main=main, last=last, adaptive=adaptive,
                    revisit=[p for p in main if p.name in passes.REVISIT],
                    coarse=[p for p in main if p.name in passes.COARSE])

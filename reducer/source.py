@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_cpp
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 
 _GRAMMARS = {"cuda": tree_sitter_cuda.language, "cpp": tree_sitter_cpp.language}
 _HIP_SUFFIXES = {".hip", ".cu", ".cuh"}
-_CXX_SUFFIXES = {".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".inl", ".ipp", ".tpp"}
+_CXX_SUFFIXES = {".c", ".cc", ".cp", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
+                 ".inc", ".inl", ".ipp", ".tpp"}
 _HIP_MARKERS = re.compile(rb"__global__|__device__|__launch_bounds__|__shared__|<<<|hip_runtime|cuda_runtime")
 
 
@@ -38,7 +40,7 @@ def language_for(path: Path, text: bytes) -> str:
     return "text"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser(language: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(_GRAMMARS[language]()))
 

@@ -10,8 +10,9 @@ targets, guards or metrics). Until the run has started (its original passed its 
 file names only a file set's tree, which `start` records for `resume`."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from interestingness.bundle import Tree
 from interestingness.oracles import Guards, Resolution
@@ -19,7 +20,7 @@ from interestingness.oracles import Guards, Resolution
 if TYPE_CHECKING:  # the work directory's modules load without the engine
     from .budget import Budget
     from .engine import Status
-    from .evaluate import Counters
+    from .verdicts import Counters
 
 
 @dataclass(frozen=True)

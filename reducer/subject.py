@@ -5,8 +5,9 @@ ask which. A candidate is the file's text, or a bundle of the set's texts
 reduces in turn and the oracles build."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from interestingness import bundle
 from interestingness.bundle import Tree
@@ -96,6 +97,8 @@ class OneFile(Subject):
 class FileSet(Subject):
     """The main file and its project headers (`tree`): a candidate is a bundle of their texts;
     the result's files go to OUTPUT.files/ at their paths relative to the tree's root."""
+
+    tree: Tree  # always one
 
     def __init__(self, tree: Tree, original: bytes):
         self.tree = tree

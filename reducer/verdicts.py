@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from interestingness.verdict import Verdict
 
@@ -167,6 +167,7 @@ class VerdictStore:
     def wait(self, content: bytes) -> Verdict | None:
         """The verdict of the process that claimed `content`, remembered; None once its claim is
         gone or stale without one (it died, or met a failure of the machinery)."""
+        assert self._cache is not None, "only a claim in the shared cache is waited for"
         verdict = self._cache.wait(content, self._stale_after)  # outside the lock: it may take a test's time
         if verdict is not None:
             with self._lock:

@@ -49,7 +49,7 @@ class WorkDir:
         self.path = path
 
     @classmethod
-    def create(cls, path: Path, config: dict[str, Any], *, force: bool = False) -> "WorkDir":
+    def create(cls, path: Path, config: dict[str, Any], *, force: bool = False) -> WorkDir:
         """A fresh work directory. An existing one is replaced only with `force`, and only when it
         is a work directory (a run.json in it): nothing else of the user's is ever removed."""
         if path.is_symlink():
@@ -67,7 +67,7 @@ class WorkDir:
         return wd
 
     @classmethod
-    def open(cls, path: Path) -> "WorkDir":
+    def open(cls, path: Path) -> WorkDir:
         if not (path / RUN_FILE).is_file():
             raise WorkDirError(f"not a work directory (no {RUN_FILE}): {path}")
         return cls(path)
@@ -119,10 +119,10 @@ class WorkDir:
             atomic_write(where / name, content)
         return where
 
-    def journal(self) -> "Journal":
+    def journal(self) -> Journal:
         return Journal(self.path / JOURNAL_FILE)
 
-    def values_journal(self) -> "ValuesJournal":
+    def values_journal(self) -> ValuesJournal:
         return ValuesJournal(self.path / VALUES_FILE)
 
     def log(self, line: str) -> None:

@@ -295,7 +295,8 @@ class Instantiate(Pass):
         local, first = local_names(src), first_declarations(src)
         parameters_ = _template_parameter_names(definitions)
         alias_templates = _alias_templates(src, definitions)
-        plans, keep_one = [], []
+        plans: list[_Plan | _LambdaPlan] = []
+        keep_one: list[Item] = []
         for name, decls in definitions.items():
             if len(decls) != 1 or decls[0].type != "template_declaration":
                 continue
@@ -326,7 +327,7 @@ class Instantiate(Pass):
                 plans.append(plan)
         # every value any of them needs, in one question; a structural literal one would use is
         # confirmed by a second (clang prints an enum field as a number: that does not compile back)
-        plans += [plan for lam in seen["lambda_expression"] if generic(lam) and (plan := _lambda_plan(src, lam))]
+        plans += [lp for lam in seen["lambda_expression"] if generic(lam) and (lp := _lambda_plan(src, lam))]
         answers = ask(src, [q for plan in plans for q in plan.queries()])
         choices = [choice for plan in plans if (choice := plan.item(answers)) is not None]
         confirmations = ask(src, [q for _, _, wanted in choices for q in wanted])
@@ -372,7 +373,7 @@ def _alias_templates(src: Source, definitions: dict[bytes, list[Node]]) -> dict[
         if entity is None or entity.type != "alias_declaration" or inside_template(decls[0]) \
                 or decls[0].parent.type not in ("translation_unit", "declaration_list"):
             continue
-        params = []
+        params: list[tuple[bytes, bool, bool]] = []  # name, pack, type
         for p in elements(decls[0].child_by_field_name("parameters")):
             pack = p.type in ("variadic_parameter_declaration", "variadic_type_parameter_declaration")
             type_ = p.type in ("type_parameter_declaration", "variadic_type_parameter_declaration")
@@ -691,8 +692,9 @@ def _growth(edits: list[Edit]) -> int:
     return sum(len(e.replacement) - (e.end - e.start) for e in edits)
 
 
+# an argument that may go unevaluated (`integral_constant<bool, false>{}`)
 _PURE = frozenset({"number_literal", "true", "false", "identifier", "qualified_identifier", "nullptr",
-                   "compound_literal_expression"})  # an argument that may go unevaluated (`integral_constant<bool, false>{}`)
+                   "compound_literal_expression"})
 _EFFECTS = frozenset({"call_expression", "assignment_expression", "update_expression", "new_expression",
                       "delete_expression", "lambda_expression"})
 
@@ -741,7 +743,7 @@ class _LambdaPlan:
 
     def _text(self, renderer: _Renderer) -> bytes | None:
         """The block that replaces the call's statement."""
-        src, body = self.src, self.lam.child_by_field_name("body")
+        body = self.lam.child_by_field_name("body")
         inner = renderer.render(body.start_byte, body.end_byte, [body])[1:-1]
         bindings, left = [], {inner[t.start:t.end] for t in tokenize(inner) if t.kind == "ident"}
         for p, name, arg, pure in self.bindings:
@@ -821,7 +823,8 @@ def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
                    for n in _own_statements(body)):
         return None
     block = decl.parent
-    named = [n for n in walk(block) if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte
+    named = [n for n in walk(block)
+             if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte
              and not lam.start_byte <= n.start_byte < lam.end_byte]
     if len(named) != 1 or named[0].start_byte < decl.end_byte:
         return None

@@ -138,8 +138,8 @@ def namespace_declarations(src: Source) -> dict[bytes, list[tuple[tuple[bytes, .
     for node in src.nodes():
         if node.type == "enumerator":
             enum = node.parent.parent if node.parent is not None else None
-            if enum is None or enum.type != "enum_specifier" or any(c.type in ("class", "struct") for c in enum.children) \
-                    or _inner(enum):
+            if enum is None or enum.type != "enum_specifier" \
+                    or any(c.type in ("class", "struct") for c in enum.children) or _inner(enum):
                 continue
             names = [node.child_by_field_name("name")]
         elif node.type in _NAMESPACE_LEVEL and not _inner(node):

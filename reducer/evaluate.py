@@ -182,6 +182,7 @@ class Evaluator:
         self.store.count(tests=len(contents))
         verdicts = self._pool.map(self.oracle.test, [(c,) for c in contents])
         self.store.count(oracle_seconds=sum(v.seconds for v in verdicts))
+        self.store.count_phases(verdicts)
         return verdicts
 
     # Confirmation: an interesting test verdict of an oracle with confirmation steps stays
@@ -230,4 +231,5 @@ class Evaluator:
                 if not steps[-1].interesting:
                     break
         self.store.count(oracle_seconds=sum(v.seconds for v in steps))
+        self.store.count_phases(steps)
         return steps

@@ -10,8 +10,8 @@ import hashlib
 import re
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
 
 from interestingness.verdict import Verdict
 
@@ -33,6 +33,9 @@ class Counters:
     unconfirmed: int = 0     # of them, refused: the next interesting candidate was confirmed instead
     infra_retries: int = 0
     oracle_seconds: float = 0.0
+    # the oracle's seconds per phase of its work, as its verdicts give them (details["phases"]:
+    # the spill oracle's "lto" and "nolto" builds, "ub_guard" and "init_guard" confirmations)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
 
 # Line and column numbers of a diagnostic (`f.hip:19:10:`, a snippet's `19 |`): an error inherited
@@ -166,6 +169,13 @@ class VerdictStore:
         with self._lock:
             for name, delta in deltas.items():
                 setattr(self.counters, name, getattr(self.counters, name) + delta)
+
+    def count_phases(self, verdicts: Iterable[Verdict]) -> None:
+        """Add the seconds per phase that `verdicts` report (details["phases"]) to the counters."""
+        with self._lock:
+            for v in verdicts:
+                for name, seconds in (v.details.get("phases") or {}).items():
+                    self.counters.phase_seconds[name] = self.counters.phase_seconds.get(name, 0.0) + seconds
 
     def stalled(self, window: int) -> bool:
         """Whether the last `window` verdicts all failed for one reason (the same error at the same

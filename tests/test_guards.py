@@ -1,10 +1,12 @@
 """Results that are still the bug: the init guard (no reads of uninitialised memory) and the
 loop guard (no drift to straight-line spill code). Real clang on real kernels."""
+import json
 import re
+import subprocess
 
 import pytest
 
-from conftest import ROOT, needs_clang22
+from conftest import CLANG, ROOT, needs_clang22
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle, SpillSetup
 from kernels import pressure_in_a_loop
@@ -98,3 +100,110 @@ k:
     (k,) = parse_kernels(asm)
     figures = {m.name: m.compute(k) for m in METRICS}
     assert figures["spill_ops"] == 3 and figures["loop_spill_ops"] == 1  # a forward branch makes no loop
+
+
+# The UB guard's sanitizer checks (interestingness/ubsan.py), on a small accumulator kernel whose
+# original is clean, and candidates a reduction could reach from it. Each verdict is checked by a
+# build the test makes itself (clang's sanitizer in trap mode, read by the test's own regexes).
+SHIM = ROOT / "interestingness" / "shim"
+ACCUMULATE = r"""#include <hip/hip_runtime.h>
+__global__ void k(float *out, const float *in, int n) {
+  float acc[4][3];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) acc[i][j] = 0.0f;
+  for (int s = 0; s < n; ++s)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 3; ++j) acc[i][j] += in[s * 12 + i * 3 + j + threadIdx.x];
+  float t = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) t += acc[i][j];
+  out[threadIdx.x] = t;
+}
+"""
+ZEROING = "for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 3; ++j) acc[i][j] = 0.0f;"
+# the README's first case's result did this: 16 stores into a row of 3 (here 12 into a row of 3)
+OUT_OF_BOUNDS = ACCUMULATE.replace(ZEROING, "for (int e = 0; e < 12; ++e) acc[0][e] = 0.0f;")
+# and this: a constant null pointer is shorter than the output parameter
+NULL_STORES = {"atomic": ACCUMULATE.replace("out[threadIdx.x] = t;", "atomicAdd(0, t);"),
+               "store": ACCUMULATE.replace("out[threadIdx.x] = t;", "((float *)0)[threadIdx.x] = t;")}
+KERNEL = "_Z1kPfPKfi"
+
+
+def sanitized_kernel(tmp_path, text: str, checks: str, name: str = KERNEL, flags=()) -> str:
+    """The optimised IR of kernel `name` of `text`, built by the test itself with clang's `checks`
+    in trap mode (at cc1 level: the driver drops -fsanitize for amdgcn)."""
+    src = tmp_path / "sanitized.hip"
+    src.write_text(text)
+    ir = subprocess.run([str(CLANG), "-x", "hip", "--offload-arch=gfx950", "-O3", "-nogpuinc", "-nogpulib",
+                         "-std=gnu++20", *flags, "-isystem", str(SHIM), "-fno-offload-lto", "--offload-device-only",
+                         "--no-gpu-bundle-output", "-S", "-emit-llvm", "-Xclang", f"-fsanitize={checks}", "-Xclang",
+                         f"-fsanitize-trap={checks}", "-o", "-", str(src)],
+                        capture_output=True, text=True, check=True).stdout
+    body = re.search(rf"^define [^\n]*@{name}\(.*?^}}", ir, re.M | re.S)
+    assert body is not None, ir[:2000]
+    return body.group(0)
+
+
+def small(tmp_path, **kw) -> SpillOracle:
+    (tmp_path / "k.hip").write_text(ACCUMULATE)
+    return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path,
+                      **kw).resolve(ACCUMULATE.encode())
+
+
+def test_the_ub_guard_refuses_an_out_of_bounds_loop_store(tmp_path):
+    guarded = small(tmp_path)
+    assert guarded.sanitized[KERNEL].returns and not any("UB guard" in why for why in guarded.guards_off)
+    assert guarded.confirm_steps == 3  # the sanitizer build, then the init guard's two
+    assert guarded.test(OUT_OF_BOUNDS.encode()).interesting  # the test alone passes it: the guard confirms
+    verdict = kept(guarded, OUT_OF_BOUNDS.encode())
+    assert not verdict.interesting and "UB guard" in verdict.reason and "every path" in verdict.reason
+    assert "array index out of bounds (ubsantrap 18)" in verdict.reason
+    assert kept(guarded, ACCUMULATE.encode()).interesting
+    # without the guard the same candidate is kept: the init guard cannot see it (the same code both ways)
+    unguarded = small(tmp_path, ub_guard=False)
+    assert unguarded.sanitized is None and unguarded.confirm_steps == 2
+    assert kept(unguarded, OUT_OF_BOUNDS.encode()).interesting
+    assert guarded.identity() != unguarded.identity()
+    # independently: the sanitized kernel is the trap alone, the original's keeps its body
+    oob = sanitized_kernel(tmp_path, OUT_OF_BOUNDS, "array-bounds")
+    assert "@llvm.ubsantrap(i8 18)" in oob and not re.search(r"^\s+ret\b", oob, re.M)
+    clean = sanitized_kernel(tmp_path, ACCUMULATE, "array-bounds")
+    assert "ubsantrap" not in clean and re.search(r"^\s+ret void", clean, re.M)
+
+
+@pytest.mark.parametrize("form", sorted(NULL_STORES))
+def test_the_ub_guard_refuses_a_store_through_null(tmp_path, form):
+    candidate = NULL_STORES[form].encode()
+    guarded = small(tmp_path)
+    verdict = kept(guarded, candidate)
+    assert not verdict.interesting and "UB guard" in verdict.reason
+    assert kept(small(tmp_path, ub_guard=False), candidate).interesting
+    assert "null or constant address (1 load(s), store(s) or atomic(s), the original has 0)" in verdict.reason
+    ir = sanitized_kernel(tmp_path, NULL_STORES[form], "null")
+    assert re.search(r"^\s+ret void", ir, re.M)  # the kernel keeps its stores: AMDGPU does not exploit the UB
+    if form == "atomic":  # the null check does not see an atomic: the IR does, an atomicrmw on null
+        assert re.search(r"atomicrmw fadd ptr null,", ir)
+    else:  # the check traps for thread 0 (address null); the optimiser already stores poison through null
+        assert "@llvm.ubsantrap(i8 22)" in ir
+        assert re.search(r"(%\d+) = getelementptr [^\n]*ptr null, .*\n\s+store float poison, ptr \1,", ir)
+
+
+def test_the_ub_guard_is_recorded_and_restored_without_a_build(tmp_path):
+    guarded = small(tmp_path)
+    settings = json.loads(json.dumps(guarded.settings()))  # as a run's state.json holds them
+    (tmp_path / "k.hip").write_text(ACCUMULATE)
+    restored = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path).restore(
+        settings, ACCUMULATE.encode())
+    assert restored.identity() == guarded.identity() and restored.confirm_steps == 3
+    assert restored.sanitized == guarded.sanitized
+
+
+def test_an_original_with_undefined_behaviour_sets_what_is_allowed(tmp_path):
+    """The original defines what is allowed: one that already traps on every path may be reduced
+    (the run says so at the start), and its candidates may do so too."""
+    (tmp_path / "k.hip").write_text(OUT_OF_BOUNDS)
+    o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(
+        OUT_OF_BOUNDS.encode())
+    assert not o.sanitized[KERNEL].returns
+    assert any("traps on every path" in why or "trap on every path" in why for why in o.guards_off)
+    assert kept(o, OUT_OF_BOUNDS.encode()).interesting

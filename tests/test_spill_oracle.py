@@ -111,13 +111,13 @@ def test_save_temps_never_reaches_clang(tmp_path):
     v = o.resolve(SPILLY).test(SPILLY)
     assert v.interesting and Path(v.details["compiles"][LTO]["artifacts"]).parent == tmp_path
     kept = sorted(tmp_path.glob("reduce-*"))
-    # resolve: both sides, both again with the lean shim, and the init guard's zero and
-    # pattern builds (LTO); test: the LTO side, which settles this predicate (the init guard is
-    # `confirm`'s, for a candidate about to be kept)
-    assert len(kept) == 7
+    # resolve: both sides, both again with the lean shim, the UB guard's sanitized build (IR) and
+    # the init guard's zero and pattern builds (LTO); test: the LTO side, which settles this
+    # predicate (the guards' builds of a candidate are `confirm`'s, for a candidate about to be kept)
+    assert len(kept) == 8
     for work in kept:
         # with -save-temps clang would have left .bc/.hipi/.o/.ll files beside the candidate
-        assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"})
+        assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"}, {"k.hip", "out.ll"})
 
 
 def test_temp_dirs_removed(tmp_path):

@@ -47,7 +47,8 @@ class Guards:
     sanitizer: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"ub": self.ub, "sanitizer": self.sanitizer, "init": self.init, "loop": self.loop, "off": self.off}
+        return {"ub": self.ub, "init": self.init, "loop": self.loop, "off": self.off,
+                **({"sanitizer": True} if self.sanitizer else {})}  # (absent: a run from before the sanitizer checks)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Guards:

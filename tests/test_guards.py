@@ -7,6 +7,8 @@ import subprocess
 import pytest
 
 from conftest import CLANG, ROOT, needs_clang22
+from interestingness import ubsan
+from interestingness.check import run_check
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle, SpillSetup
 from kernels import pressure_in_a_loop
@@ -129,9 +131,9 @@ NULL_STORES = {"atomic": ACCUMULATE.replace("out[threadIdx.x] = t;", "atomicAdd(
 KERNEL = "_Z1kPfPKfi"
 
 
-def sanitized_kernel(tmp_path, text: str, checks: str, name: str = KERNEL, flags=()) -> str:
-    """The optimised IR of kernel `name` of `text`, built by the test itself with clang's `checks`
-    in trap mode (at cc1 level: the driver drops -fsanitize for amdgcn)."""
+def sanitized_kernel(tmp_path, text: str, checks: str, name: str | None = KERNEL, flags=()) -> str:
+    """The optimised IR of kernel `name` (None: the first function) of `text`, built by the test
+    itself with clang's `checks` in trap mode (at cc1 level: the driver drops -fsanitize for amdgcn)."""
     src = tmp_path / "sanitized.hip"
     src.write_text(text)
     ir = subprocess.run([str(CLANG), "-x", "hip", "--offload-arch=gfx950", "-O3", "-nogpuinc", "-nogpulib",
@@ -139,7 +141,7 @@ def sanitized_kernel(tmp_path, text: str, checks: str, name: str = KERNEL, flags
                          "--no-gpu-bundle-output", "-S", "-emit-llvm", "-Xclang", f"-fsanitize={checks}", "-Xclang",
                          f"-fsanitize-trap={checks}", "-o", "-", str(src)],
                         capture_output=True, text=True, check=True).stdout
-    body = re.search(rf"^define [^\n]*@{name}\(.*?^}}", ir, re.M | re.S)
+    body = re.search(rf"^define [^\n]*@{name or '[^(]+'}\(.*?^}}", ir, re.M | re.S)
     assert body is not None, ir[:2000]
     return body.group(0)
 
@@ -207,3 +209,29 @@ def test_an_original_with_undefined_behaviour_sets_what_is_allowed(tmp_path):
     assert not o.sanitized[KERNEL].returns
     assert any("traps on every path" in why or "trap on every path" in why for why in o.guards_off)
     assert kept(o, OUT_OF_BOUNDS.encode()).interesting
+
+
+TINY = ROOT / "corpora" / "wgrad_tiny_pos"
+ALL_CHECKS = ",".join(ubsan.CHECKS)
+
+
+def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(tmp_path):
+    """The README's first case reduced again with the guard (result_guarded.hip) against the
+    result it gave before (result.hip: 16 stores into a row of 3, atomics through null, 256
+    VGPRs without LTO where its original has 252), each judged by `reduce check --against` the
+    original and by the test's own sanitized builds."""
+    flags = ["-std=gnu++20", f"-I{TINY / 'include'}"]
+    for name, passes in (("result.hip", False), ("result_guarded.hip", True)):
+        report = run_check(TINY / name, flags, against=TINY / "repro.hip", init_guard=False)
+        (kernel,) = [k for k in report["kernels"] if k["selected"]]
+        ir = sanitized_kernel(tmp_path, (TINY / name).read_text(), ALL_CHECKS, name=None)
+        returns = re.search(r"^\s+ret void", ir, re.M) is not None
+        through_null = re.search(r"(store|atomicrmw)[^\n]* ptr null,", ir) is not None
+        if passes:
+            assert kernel["interesting"] and kernel["ub_guard_violation"] == "", kernel["reason"]
+            assert returns and "ubsantrap(i8 18)" not in ir and not through_null
+            assert kernel["nolto"]["vgpr_total"] <= kernel["original"]["nolto"]["vgpr_total"]  # its headroom
+        else:
+            assert "every path" in kernel["ub_guard_violation"] and "ubsantrap 18" in kernel["ub_guard_violation"]
+            assert not returns and "@llvm.ubsantrap(i8 18)" in ir
+            assert not kernel["interesting"] and "orig.nolto.vgpr_total" in kernel["reason"]

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -210,31 +211,36 @@ class SpillSetup:
         lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
-        # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
-        shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
-        chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
-        headers = files_sha256(self.compiler.headers(original))
-        figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in SIDES} for t in targets}
-        original_figures = {t: self.predicate.bind(figures[t]).original for t in targets}
-        sanitized, sanitizer_notes = self._sanitizer_level(original, chosen, targets)
+        with ThreadPoolExecutor(1) as beside:  # the UB guard's sanitized build needs no other: on a core of its own
+            sanitizing = beside.submit(self._sanitizer_level, original, dataclasses.replace(chosen, pch=pch), targets)
+            # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
+            shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
+            chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
+            headers = files_sha256(self.compiler.headers(original))
+            figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in SIDES} for t in targets}
+            original_figures = {t: self.predicate.bind(figures[t]).original for t in targets}
 
-        def oracle(init_guard: str | bool, guards_off: list[str]) -> SpillOracle:
-            return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
-                               uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
-                               loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
-                               showing_effect=interesting, guards_off=[*sanitizer_notes, *guards_off],
-                               original_figures=original_figures, sanitized=sanitized)
+            def oracle(init_guard: str | bool, guards_off: list[str],
+                       sanitized: Mapping[str, ubsan.Profile] | None = None) -> SpillOracle:
+                return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
+                                   uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
+                                   loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
+                                   showing_effect=interesting, guards_off=guards_off,
+                                   original_figures=original_figures, sanitized=sanitized)
 
-        resolved = oracle("code" if self.init_guard else False, [])
-        if self.init_guard:
-            plain = code_digests(m.compiled[LTO].asm, targets)
-            failed = resolved._init_failures(original, plain)
-            if failed:
-                resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself {failed}"])
+            resolved = oracle("code" if self.init_guard else False, [])
+            if self.init_guard:
+                plain = code_digests(m.compiled[LTO].asm, targets)
                 failed = resolved._init_failures(original, plain)
-            if failed:
-                resolved = oracle(False, [*resolved.guards_off[len(sanitizer_notes):],
-                                          f"the init guard is off: the original itself {failed}"])
+                if failed:
+                    resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself "
+                                                  f"{failed}"])
+                    failed = resolved._init_failures(original, plain)
+                if failed:
+                    resolved = oracle(False, [*resolved.guards_off,
+                                              f"the init guard is off: the original itself {failed}"])
+            sanitized, notes = sanitizing.result()
+        resolved = oracle(resolved.init_guard, [*notes, *resolved.guards_off], sanitized)
         if self.loop_guard and not loops:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved

@@ -30,8 +30,9 @@ stores) and `signed-integer-overflow` (a conditional check on every runtime inde
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 # -fsanitize= checks that work on device code in trap mode and are worth their cost (module doc).
 # At cc1 level `shift` must be spelled as its two halves.

@@ -1,6 +1,7 @@
 """What a run does after the reduction, so that its result is ready to file: the hygiene rules
-(reducer/hygiene.py), sinks for stores through null (hygiene.sink_variants), then clang-format. Each step is kept only when the file is still
-interesting, tested for its exact bytes; a step may grow the file a little. The run's history and
+(reducer/hygiene.py), sinks for stores through null (hygiene.sink_variants), then clang-format.
+Each step is kept only when the file is still interesting, tested for its exact bytes; a step may
+grow the file a little. The run's history and
 per-pass yields are of the reduced text; its summary gives both sizes."""
 from __future__ import annotations
 

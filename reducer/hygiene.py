@@ -183,7 +183,7 @@ def sink_variants(src: Source, original: Source) -> list[list[Item]]:
         casts = list(dict.fromkeys(t for _, t in addresses if t is not None))
         wanted = casts[0] if len(casts) == 1 else None  # the pointee type the code names, if it names one
         variants: list[tuple[bytes, Edit | None]] = []  # (name to use, the parameter to add)
-        for decl, name, pointee in _pointer_parameters(params):
+        for _, name, pointee in _pointer_parameters(params):
             if wanted in (None, pointee):
                 variants.append((name, None))
         taken = _identifiers(src.root)

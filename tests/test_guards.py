@@ -1,5 +1,6 @@
-"""Results that are still the bug: the init guard (no reads of uninitialised memory) and the
-loop guard (no drift to straight-line spill code). Real clang on real kernels."""
+"""Results that are still the bug: the init guard (no reads of uninitialised memory), the UB
+guard's sanitizer checks (no out-of-bounds or null accesses) and the loop guard (no drift to
+straight-line spill code). Real clang on real kernels."""
 import json
 import re
 import subprocess
@@ -131,13 +132,13 @@ NULL_STORES = {"atomic": ACCUMULATE.replace("out[threadIdx.x] = t;", "atomicAdd(
 KERNEL = "_Z1kPfPKfi"
 
 
-def sanitized_kernel(tmp_path, text: str, checks: str, name: str | None = KERNEL, flags=()) -> str:
+def sanitized_kernel(tmp_path, text: str, checks: str, name: str | None = KERNEL) -> str:
     """The optimised IR of kernel `name` (None: the first function) of `text`, built by the test
     itself with clang's `checks` in trap mode (at cc1 level: the driver drops -fsanitize for amdgcn)."""
     src = tmp_path / "sanitized.hip"
     src.write_text(text)
     ir = subprocess.run([str(CLANG), "-x", "hip", "--offload-arch=gfx950", "-O3", "-nogpuinc", "-nogpulib",
-                         "-std=gnu++20", *flags, "-isystem", str(SHIM), "-fno-offload-lto", "--offload-device-only",
+                         "-std=gnu++20", "-isystem", str(SHIM), "-fno-offload-lto", "--offload-device-only",
                          "--no-gpu-bundle-output", "-S", "-emit-llvm", "-Xclang", f"-fsanitize={checks}", "-Xclang",
                          f"-fsanitize-trap={checks}", "-o", "-", str(src)],
                         capture_output=True, text=True, check=True).stdout
@@ -146,92 +147,89 @@ def sanitized_kernel(tmp_path, text: str, checks: str, name: str | None = KERNEL
     return body.group(0)
 
 
-def small(tmp_path, **kw) -> SpillOracle:
-    (tmp_path / "k.hip").write_text(ACCUMULATE)
-    return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path,
-                      **kw).resolve(ACCUMULATE.encode())
+def small(directory, original: str = ACCUMULATE, **kw) -> SpillOracle:
+    """The oracle of a reduction of `original` (no init guard: these tests are the UB guard's)."""
+    (directory / "k.hip").write_text(original)
+    return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=directory, tmp_dir=directory,
+                      init_guard=False, **kw).resolve(original.encode())
 
 
-def test_the_ub_guard_refuses_an_out_of_bounds_loop_store(tmp_path):
-    guarded = small(tmp_path)
-    assert guarded.sanitized[KERNEL].returns and not any("UB guard" in why for why in guarded.guards_off)
-    assert guarded.confirm_steps == 3  # the sanitizer build, then the init guard's two
-    assert guarded.test(OUT_OF_BOUNDS.encode()).interesting  # the test alone passes it: the guard confirms
-    verdict = kept(guarded, OUT_OF_BOUNDS.encode())
-    assert not verdict.interesting and "UB guard" in verdict.reason and "every path" in verdict.reason
-    assert "array index out of bounds (ubsantrap 18)" in verdict.reason
+@pytest.fixture(scope="module")
+def accumulate(tmp_path_factory):
+    """The UB guard's oracle of ACCUMULATE, and the same restored from its settings as a resumed
+    run would (no build), with the guard and without it."""
+    d = tmp_path_factory.mktemp("accumulate")
+    guarded = small(d)
+    settings = json.loads(json.dumps(guarded.settings()))  # as a run's state.json holds them
+
+    def restored(ub_guard: bool) -> SpillOracle:
+        return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=d, tmp_dir=d, init_guard=False,
+                          ub_guard=ub_guard).restore(settings, ACCUMULATE.encode())
+    return guarded, restored(True), restored(False)
+
+
+def test_the_ub_guard_is_a_confirmation_step_recorded_and_restored_without_a_build(accumulate):
+    guarded, restored, unguarded = accumulate
+    assert guarded.sanitized[KERNEL].returns and not guarded.sanitized[KERNEL].traps.get(18)
+    assert not any("UB guard" in why for why in guarded.guards_off)  # the original passes: nothing to say
+    assert guarded.confirm_steps == 1 and unguarded.confirm_steps == 0 and unguarded.sanitized is None
+    assert restored.identity() == guarded.identity() != unguarded.identity()
+    assert restored.sanitized == guarded.sanitized
     assert kept(guarded, ACCUMULATE.encode()).interesting
-    # without the guard the same candidate is kept: the init guard cannot see it (the same code both ways)
-    unguarded = small(tmp_path, ub_guard=False)
-    assert unguarded.sanitized is None and unguarded.confirm_steps == 2
-    assert kept(unguarded, OUT_OF_BOUNDS.encode()).interesting
-    assert guarded.identity() != unguarded.identity()
-    # independently: the sanitized kernel is the trap alone, the original's keeps its body
-    oob = sanitized_kernel(tmp_path, OUT_OF_BOUNDS, "array-bounds")
-    assert "@llvm.ubsantrap(i8 18)" in oob and not re.search(r"^\s+ret\b", oob, re.M)
-    clean = sanitized_kernel(tmp_path, ACCUMULATE, "array-bounds")
-    assert "ubsantrap" not in clean and re.search(r"^\s+ret void", clean, re.M)
 
 
-@pytest.mark.parametrize("form", sorted(NULL_STORES))
-def test_the_ub_guard_refuses_a_store_through_null(tmp_path, form):
-    candidate = NULL_STORES[form].encode()
-    guarded = small(tmp_path)
-    verdict = kept(guarded, candidate)
-    assert not verdict.interesting and "UB guard" in verdict.reason
-    assert kept(small(tmp_path, ub_guard=False), candidate).interesting
+@pytest.mark.parametrize("name", ["out-of-bounds", *sorted(NULL_STORES)])
+def test_the_ub_guard_refuses_what_a_sanitized_build_shows(accumulate, tmp_path, name):
+    """Each candidate passes the test (the guard is the confirmation's) and is kept without the
+    guard; with it, it is refused. The test's own sanitized build shows why."""
+    guarded, _, unguarded = accumulate
+    text = OUT_OF_BOUNDS if name == "out-of-bounds" else NULL_STORES[name]
+    assert guarded.test(text.encode()).interesting
+    verdict = kept(guarded, text.encode())
+    assert not verdict.interesting and verdict.reason.startswith("UB guard: ")
+    assert kept(unguarded, text.encode()).interesting
+    if name == "out-of-bounds":  # the kernel becomes the trap alone; the original's has no bounds trap
+        assert "every path" in verdict.reason and "array index out of bounds (ubsantrap 18)" in verdict.reason
+        ir = sanitized_kernel(tmp_path, OUT_OF_BOUNDS, "array-bounds")
+        assert "@llvm.ubsantrap(i8 18)" in ir and not re.search(r"^\s+ret\b", ir, re.M)
+        clean = sanitized_kernel(tmp_path, ACCUMULATE, "array-bounds")
+        assert "ubsantrap" not in clean and re.search(r"^\s+ret void", clean, re.M)
+        return
     assert "null or constant address (1 load(s), store(s) or atomic(s), the original has 0)" in verdict.reason
-    ir = sanitized_kernel(tmp_path, NULL_STORES[form], "null")
+    ir = sanitized_kernel(tmp_path, text, "null")
     assert re.search(r"^\s+ret void", ir, re.M)  # the kernel keeps its stores: AMDGPU does not exploit the UB
-    if form == "atomic":  # the null check does not see an atomic: the IR does, an atomicrmw on null
+    if name == "atomic":  # the null check does not see an atomic: the IR does, an atomicrmw on null
         assert re.search(r"atomicrmw fadd ptr null,", ir)
     else:  # the check traps for thread 0 (address null); the optimiser already stores poison through null
         assert "@llvm.ubsantrap(i8 22)" in ir
         assert re.search(r"(%\d+) = getelementptr [^\n]*ptr null, .*\n\s+store float poison, ptr \1,", ir)
 
 
-def test_the_ub_guard_is_recorded_and_restored_without_a_build(tmp_path):
-    guarded = small(tmp_path)
-    settings = json.loads(json.dumps(guarded.settings()))  # as a run's state.json holds them
-    (tmp_path / "k.hip").write_text(ACCUMULATE)
-    restored = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path).restore(
-        settings, ACCUMULATE.encode())
-    assert restored.identity() == guarded.identity() and restored.confirm_steps == 3
-    assert restored.sanitized == guarded.sanitized
-
-
 def test_an_original_with_undefined_behaviour_sets_what_is_allowed(tmp_path):
     """The original defines what is allowed: one that already traps on every path may be reduced
     (the run says so at the start), and its candidates may do so too."""
-    (tmp_path / "k.hip").write_text(OUT_OF_BOUNDS)
-    o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(
-        OUT_OF_BOUNDS.encode())
+    o = small(tmp_path, OUT_OF_BOUNDS)
     assert not o.sanitized[KERNEL].returns
-    assert any("traps on every path" in why or "trap on every path" in why for why in o.guards_off)
+    assert any("trap on every path" in why for why in o.guards_off)
     assert kept(o, OUT_OF_BOUNDS.encode()).interesting
 
 
 TINY = ROOT / "corpora" / "wgrad_tiny_pos"
-ALL_CHECKS = ",".join(ubsan.CHECKS)
 
 
 def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(tmp_path):
-    """The README's first case reduced again with the guard (result_guarded.hip) against the
-    result it gave before (result.hip: 16 stores into a row of 3, atomics through null, 256
-    VGPRs without LTO where its original has 252), each judged by `reduce check --against` the
-    original and by the test's own sanitized builds."""
+    """The README's first case reduced again with the guard and the headroom rule
+    (result_guarded.hip), judged by `reduce check --against` its original, and by the test's own
+    sanitized build; the result it gave before (result.hip) is the trap alone in that build (16
+    stores into a row of 3)."""
     flags = ["-std=gnu++20", f"-I{TINY / 'include'}"]
-    for name, passes in (("result.hip", False), ("result_guarded.hip", True)):
-        report = run_check(TINY / name, flags, against=TINY / "repro.hip", init_guard=False)
-        (kernel,) = [k for k in report["kernels"] if k["selected"]]
-        ir = sanitized_kernel(tmp_path, (TINY / name).read_text(), ALL_CHECKS, name=None)
-        returns = re.search(r"^\s+ret void", ir, re.M) is not None
-        through_null = re.search(r"(store|atomicrmw)[^\n]* ptr null,", ir) is not None
-        if passes:
-            assert kernel["interesting"] and kernel["ub_guard_violation"] == "", kernel["reason"]
-            assert returns and "ubsantrap(i8 18)" not in ir and not through_null
-            assert kernel["nolto"]["vgpr_total"] <= kernel["original"]["nolto"]["vgpr_total"]  # its headroom
-        else:
-            assert "every path" in kernel["ub_guard_violation"] and "ubsantrap 18" in kernel["ub_guard_violation"]
-            assert not returns and "@llvm.ubsantrap(i8 18)" in ir
-            assert not kernel["interesting"] and "orig.nolto.vgpr_total" in kernel["reason"]
+    report = run_check(TINY / "result_guarded.hip", flags, against=TINY / "repro.hip", init_guard=False)
+    (kernel,) = [k for k in report["kernels"] if k["selected"]]
+    assert kernel["interesting"] and kernel["ub_guard_violation"] == "", kernel["reason"]
+    assert kernel["nolto"]["vgpr_total"] <= kernel["original"]["nolto"]["vgpr_total"]  # its headroom
+    checks = ",".join(ubsan.CHECKS)
+    ir = sanitized_kernel(tmp_path, (TINY / "result_guarded.hip").read_text(), checks, name=None)
+    assert re.search(r"^\s+ret void", ir, re.M) and "ubsantrap(i8 18)" not in ir
+    assert not re.search(r"(load|store|atomicrmw)[^\n]* ptr null,", ir)
+    earlier = sanitized_kernel(tmp_path, (TINY / "result.hip").read_text(), checks, name=None)
+    assert not re.search(r"^\s+ret\b", earlier, re.M) and "@llvm.ubsantrap(i8 18)" in earlier

@@ -1,7 +1,8 @@
 """C++ syntax the passes share, over tree-sitter nodes and the file's text: which nodes are whole
 statements or declarations, how to name a function, class or template, what is inside a
 template, which types are integers, where the preprocessor lines are, how to replace text
-without gluing names together, and which expressions are addresses a statement writes through. A helper module: no pass imports another (tests/test_layering.py)."""
+without gluing names together, and which expressions are addresses a statement writes through.
+A helper module: no pass imports another (tests/test_layering.py)."""
 from __future__ import annotations
 
 import re

@@ -3,11 +3,11 @@ the evaluator folds it to, `0` or `1`, only where an expression is read (initial
 arguments, operands, conditions, returns, right-hand sides, subscripts), never where it is
 written, and never in template arguments, array sizes, attributes or preprocessor lines, which
 would mostly just break, nor in the address of an atomic or the initialiser of a pointer (a
-literal there is a store through null: undefined behaviour; cxx.written_address). Round 0 holds the variables known to hold a constant: an integer
-local or global initialised with one and never written, whose every use becomes the value and
-whose declaration goes. Round 1 + 3*d + k holds the k-th alternative of the expressions under d
-others, so whole expressions go before their parts and one chunk never mixes two choices for
-one expression.
+literal there is a store through null: undefined behaviour; cxx.written_address). Round 0 holds
+the variables known to hold a constant: an integer local or global initialised with one and never
+written, whose every use becomes the value and whose declaration goes. Round 1 + 3*d + k holds
+the k-th alternative of the expressions under d others, so whole expressions go before their
+parts and one chunk never mixes two choices for one expression.
 """
 from __future__ import annotations
 

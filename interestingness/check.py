@@ -1,5 +1,7 @@
 """`reduce check`: both sides of one file, every kernel, side by side (no laziness, no targets
-needed), so a user can see why a file is or is not interesting before reducing it."""
+needed), so a user can see why a file is or is not interesting before reducing it; with an
+original (`against`), the original's figures beside them, and the predicate and the UB guard as a
+reduction of that original would apply them."""
 from __future__ import annotations
 
 import os
@@ -7,11 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from interestingness import ubsan
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
 from interestingness.metrics import METRICS, demangle
 from interestingness.predicates import DEFAULT_PREDICATE
-from interestingness.spill import SpillSetup, focused
+from interestingness.spill import SpillSetup, base_name, focused
 
 
 def run_check(
@@ -26,18 +29,32 @@ def run_check(
     tree: Tree | None = None,
     hip_headers: str = "auto",
     init_guard: bool = True,
+    ub_guard: bool = True,
     focus: bool = True,
+    against: str | os.PathLike | None = None,
+    against_content: bytes | None = None,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
     `content` is built in place of the file's own bytes, as the oracle builds a candidate; with
     `tree` it is a file set of that tree (interestingness.bundle). `targets`: the kernels a
-    reduction of the file would keep interesting (one of them with `focus`, as runs do)."""
+    reduction of the file would keep interesting (one of them with `focus`, as runs do).
+    `against`: the original of a reduction (built with the same flags; `against_content` in place
+    of its bytes): its figures go beside each kernel's (`original`, the kernel of the same name,
+    or else of the same base name), the predicate reads them for its orig.* names (without it,
+    the file is its own original) and the UB guard's sanitizer checks are compared with its
+    (`ub_guard`: what they say of each kernel, `violation`)."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
     setup = SpillSetup(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
                        hip_headers=hip_headers)
     source = Path(path).read_bytes() if content is None else content
     m = setup.measure(source)
+    original, orig_setup, orig_source = None, setup, source
+    if against is not None:
+        orig_setup = SpillSetup(against, flags, clang, predicate or DEFAULT_PREDICATE, None, timeout, tree=tree,
+                                hip_headers=hip_headers)
+        orig_source = Path(against).read_bytes() if against_content is None else against_content
+        original = orig_setup.measure(orig_source)
     hip = setup.compiler.hip_headers
     mine = [*user_dirs(setup.compiler.flags), setup.compiler.source_dir]
     # every header the build reads from outside the candidate, and who provides it (yours, ROCm, shim, system)
@@ -45,12 +62,30 @@ def run_check(
     all_kernels = m.kernel_names()
     selected = ([k for found in setup.match(m, names).values() for k in found] if names else all_kernels)
     plain = demangle(all_kernels, setup.toolchain)
+    sanitized = setup.sanitized(source) if ub_guard else (None, "")
+    orig_sanitized = orig_setup.sanitized(orig_source) if ub_guard and original is not None else (None, "")
     kernels: list[dict[str, Any]] = []
     for k in all_kernels:
-        ok, why = setup.kernel_verdict(m, k)
-        kernels.append({"name": k, "demangled": plain[k], "selected": k in selected,
-                        **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
-                        "interesting": ok, "reason": why})
+        entry: dict[str, Any] = {"name": k, "demangled": plain[k], "selected": k in selected,
+                                 **{side: (m.metrics[side] or {}).get(k) for side in SIDES}}
+        tables = None
+        if original is not None:
+            match = _match(k, original.kernel_names())
+            entry["original"] = {"name": match, **{side: (original.metrics[side] or {}).get(match) if match else None
+                                                   for side in SIDES}}
+            tables = {side: entry["original"][side] for side in SIDES}
+        ok, why = setup.kernel_verdict(m, k, tables)
+        if original is not None and entry["original"]["name"] is None:
+            ok, why = False, f"kernel {k} missing in the original {against}"
+        bound = setup.predicate.bind(tables if tables is not None else {s: entry[s] for s in SIDES})
+        entry.update(interesting=ok, reason=why, predicate=bound.shown())
+        if sanitized[0] is not None:
+            found = sanitized[0].get(k)
+            entry["ub_guard"] = found.to_json() if found else None
+            if orig_sanitized[0] is not None and entry["original"]["name"]:
+                theirs = orig_sanitized[0].get(entry["original"]["name"])
+                entry["ub_guard_violation"] = ubsan.violation(theirs, found) if theirs else None
+        kernels.append(entry)
     verdicts = [k["interesting"] for k in kernels if k["selected"]]
     showing = [k["name"] for k in kernels if k["selected"] and k["interesting"]]
     tc = setup.toolchain
@@ -58,6 +93,7 @@ def run_check(
     init = setup.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
     return {
         "toolchain": {"clang": tc.clang, "version": tc.version, "commit": tc.commit, "affected": tc.affected},
+        "against": os.fspath(against) if against is not None else None,
         "interesting": bool(verdicts) and (all(verdicts) if names else any(verdicts)),
         "predicate": setup.predicate.source,
         "kernel_filter": names or None,
@@ -72,9 +108,21 @@ def run_check(
                      for side, c in m.compiled.items()},
         "kernels": kernels,
         "init_guard": init,  # -ftrivial-auto-var-init mode -> how the selected kernels' LTO code differs, "" if not
+        # the UB guard's sanitizer checks: the checks, and why their build failed ("" if it did not)
+        "ub_guard": {"checks": list(ubsan.CHECKS), "failure": sanitized[1] or orig_sanitized[1]} if ub_guard else None,
         "targets": list(focused(m, showing, len(names), focus)),
         "showing_effect": showing,
     }
+
+
+def _match(kernel: str, originals: Sequence[str]) -> str | None:
+    """The original's kernel a kernel of a reduction comes from: the same mangled name, or else
+    the only one of the same base name (a reduction renames: an instantiated template, a
+    deleted parameter)."""
+    if kernel in originals:
+        return kernel
+    same = [o for o in originals if base_name(o) == base_name(kernel)]
+    return same[0] if len(same) == 1 else None
 
 
 def format_check(report: dict[str, Any]) -> str:
@@ -93,16 +141,31 @@ def format_check(report: dict[str, Any]) -> str:
             state += f", {c['uninitialized']} -Wuninitialized warning(s): undefined behaviour"
         lines.append(f"compile {side}: {state}")
     width = max(len(m.label) for m in METRICS)
+    against = report.get("against")
     for k in report["kernels"]:
         if not k["selected"]:
             continue
-        lines += ["", f"kernel {k['demangled']}", f"  ({k['name']})",
-                  f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8}"]
+        lines += ["", f"kernel {k['demangled']}", f"  ({k['name']})"]
+        if against:
+            lines += [f"  original: {against}" + (f" (kernel {k['original']['name']})"
+                                                  if k["original"]["name"] not in (None, k["name"]) else ""),
+                      f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8} || {'orig ' + LTO:>9} | {'orig ' + NOLTO:<10}"]
+        else:
+            lines.append(f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8}")
         for m in METRICS:
             a, b = ((k[side] or {}).get(m.name) for side in SIDES)
             mark = "  *" if a != b else ""
-            lines.append(f"  {m.label:<{width}}  {_cell(a):>8} | {_cell(b):<8}{mark}")
+            row = f"  {m.label:<{width}}  {_cell(a):>8} | {_cell(b):<8}"
+            if against:
+                c, d = ((k["original"][side] or {}).get(m.name) for side in SIDES)
+                row += f" || {_cell(c):>9} | {_cell(d):<10}"
+            lines.append(row + mark)
         lines.append(f"  -> {'interesting' if k['interesting'] else 'not interesting: ' + k['reason']}")
+        if k.get("ub_guard") is not None:
+            lines.append(f"  sanitizer checks: {ubsan.Profile.from_json(k['ub_guard']).describe()}")
+        if k.get("ub_guard_violation") is not None:
+            lines.append("  UB guard: " + (f"refused: {k['ub_guard_violation']}" if k["ub_guard_violation"]
+                                           else "no undefined behaviour the original's kernel has not"))
     if not any(k["selected"] for k in report["kernels"]):
         lines += ["", "no kernels" + (f" matching {report['kernel_filter']}" if report["kernel_filter"] else "")]
     names = {k["name"]: k["demangled"] for k in report["kernels"]}
@@ -112,8 +175,12 @@ def format_check(report: dict[str, Any]) -> str:
         if others:
             lines.append(f"  (focus: one of the {len(others) + 1} kernels that show the effect; the others may be "
                          f"deleted: {', '.join(names.get(k, k) for k in others)}; --all-targets keeps them all)")
-    lines += ["", f"predicate: {report['predicate']}",
+    shown = {k["predicate"] for k in report["kernels"] if k["selected"]}
+    lines += ["", f"predicate: {shown.pop() if len(shown) == 1 else report['predicate']}",
               f"verdict: {'INTERESTING' if report['interesting'] else 'not interesting'}"]
+    if report.get("ub_guard") and report["ub_guard"]["failure"]:
+        lines.append(f"the sanitizer checks ({','.join(report['ub_guard']['checks'])}) do not build: "
+                     f"{report['ub_guard']['failure']}")
     for mode, diff in report.get("init_guard", {}).items():
         lines.append(f"with -ftrivial-auto-var-init={mode}: " + (f"{diff}: reads an automatic variable before "
                      "writing it" if diff else "the same code (LTO side), so the same verdict"))

@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 LTO, NOLTO = "lto", "nolto"
 SIDES = (LTO, NOLTO)
-ASM_OUT, OBJ_OUT = "out.s", "out.o"
+ASM_OUT, OBJ_OUT, IR_OUT = "out.s", "out.o", "out.ll"
 TREE_DIR = "src"  # a file set's copy, below the compile's directory (paths relative to it in commands)
 
 # Dropped from user flags, with a warning. -save-temps in an LTO build adds -disable-llvm-passes
@@ -129,7 +129,7 @@ class Compiled:
     side: str
     command: tuple[str, ...]
     seconds: float
-    asm: tuple[str, ...] = ()
+    asm: tuple[str, ...] = ()  # with emit="ir": the IR, one text
     failure: str | None = None  # "error" (verdict), "timeout" (verdict), "infra" (retry)
     message: str = ""
     artifacts: str | None = None  # temp dir kept for inspection
@@ -184,16 +184,21 @@ class Compiler:
 
     def command(self, side: str, emit: str = "asm", extra: Sequence[str] = ()) -> list[str]:
         """The exact clang command for one side; `emit` is "asm" (what the oracle reads), "obj",
-        or "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
-        goes into codegen, out.s.0.5.precodegen.bc; the driver's -save-temps would change the build)."""
+        "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
+        goes into codegen, out.s.0.5.precodegen.bc; the driver's -save-temps would change the build),
+        or "ir" (no-LTO only: the optimised IR, no codegen; the UB guard's sanitized build)."""
         if emit == "obj":
             output = ["-c", "-o", OBJ_OUT]
         elif emit == "precodegen" and side == LTO:
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-Xoffload-linker", "--save-temps", "-o", ASM_OUT]
+        elif emit == "ir" and side == LTO:
+            raise ValueError("optimised IR is the no-LTO side's (the LTO side's comes out of the link)")
         elif side == LTO:  # the asm comes out of the device link step: out.s.lto[.N].s
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
         elif emit == "precodegen":
             raise ValueError("precodegen bitcode exists on the LTO side only")
+        elif emit == "ir":
+            output = ["-S", "-emit-llvm", "-o", IR_OUT]
         else:
             output = ["-S", "-o", ASM_OUT]
         return [*self._device_compile(side), *extra, *output, _operand(self.file_name)]
@@ -249,10 +254,11 @@ class Compiler:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
                                 message=first_error(res.stderr), artifacts=kept,
                                 stderr=res.stderr if keep_stderr else "")
-            files = _asm_files(work, side)
+            files = ([work / IR_OUT] if (work / IR_OUT).exists() else []) if emit == "ir" else _asm_files(work, side)
             if not files:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
-                                message=f"no assembly produced (looked for {ASM_OUT}*)", artifacts=kept)
+                                message=f"no output produced (looked for {IR_OUT if emit == 'ir' else ASM_OUT + '*'})",
+                                artifacts=kept)
             asm = tuple(f.read_text(errors="replace") for f in files)
             return Compiled(side, tuple(cmd), res.seconds, asm=asm, artifacts=kept,
                             uninitialized=len(UNINITIALIZED.findall(res.stderr)),

@@ -359,7 +359,7 @@ class _SourceBuilds:
     def __init__(self, oracle: SpillOracle, content: bytes, path: str):
         self.oracle, self.compiler, self.content, self.path = oracle, oracle.compiler, content, path
         self.target = oracle.targets[0]
-        self.predicate = oracle.predicate
+        self.predicate = oracle.predicate_for(self.target)  # with the original's figures: its own
         self.sides = (LTO, NOLTO)
 
     @staticmethod

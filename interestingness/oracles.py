@@ -38,20 +38,24 @@ class OracleOptions(Protocol):
 
 @dataclass(frozen=True)
 class Guards:
-    """The spill oracle's guards as a run applies them: the UB guard, the init guard's level
-    ("code", "verdict" or False), the loop guard, and why a guard the user asked for is off."""
+    """The spill oracle's guards as a run applies them: the UB guard (-Wuninitialized; with
+    `sanitizer`, also its sanitizer checks), the init guard's level ("code", "verdict" or False),
+    the loop guard, and why a guard the user asked for is off (or what it lets through)."""
 
     ub: bool
     init: str | bool
     loop: bool
     off: list[str] = field(default_factory=list)
+    sanitizer: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"ub": self.ub, "init": self.init, "loop": self.loop, "off": self.off}
+        return {"ub": self.ub, "init": self.init, "loop": self.loop, "off": self.off,
+                **({"sanitizer": True} if self.sanitizer else {})}  # (absent: a run from before the sanitizer checks)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Guards:
-        return cls(data.get("ub", False), data.get("init", False), data.get("loop", False), data.get("off", []))
+        return cls(data.get("ub", False), data.get("init", False), data.get("loop", False), data.get("off", []),
+                   data.get("sanitizer", False))
 
 
 @dataclass(frozen=True)
@@ -115,16 +119,20 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
             "made of a bitcode kept for candidates with the same IR (the original builds the same code so)")
     for why in oracle.guards_off:
         say(f"note: {why}")
-    guards = Guards(options.ub_guard, oracle.init_guard, bool(oracle.loop_targets), oracle.guards_off)
+    guards = Guards(options.ub_guard, oracle.init_guard, bool(oracle.loop_targets), oracle.guards_off,
+                    oracle.sanitized is not None)
     resolution = Resolution(list(oracle.targets), list(oracle.showing_effect), oracle.settings(), guards)
     return RunOracle(oracle, resolution, oracle.compiler.diagnostics)
 
 
-def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str]) -> dict[str, Any]:
+def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str],
+          against: bytes | None = None) -> dict[str, Any]:
     """`reduce check --json` of `content` (a file set of `tree`, if given) with the run's flags,
-    predicate and HIP headers, for `kernels`."""
+    predicate and HIP headers, for `kernels`; with `against`, the run's original, beside it."""
     return run_check(options.file, options.flags, content=content, clang=options.clang, kernel=kernels,
-                     predicate=options.predicate, timeout=options.timeout, tree=tree, hip_headers=options.hip_headers)
+                     predicate=options.predicate, timeout=options.timeout, tree=tree, hip_headers=options.hip_headers,
+                     ub_guard=options.ub_guard, against=options.file if against is not None else None,
+                     against_content=against)
 
 
 def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,

@@ -1,8 +1,10 @@
 """A small, safe predicate language over one kernel's metrics on both sides.
 
 Names are `SIDE.<metric>` (metrics: see `interestingness.metrics.METRICS`) for two sides, by default
-`lto` and `nolto`; the IR oracle names its two llc runs `llc` and `alt`;
-allowed: numbers, + - * /, comparisons (chains too), and/or/not, parentheses. Parsed with `ast`
+`lto` and `nolto`; the IR oracle names its two llc runs `llc` and `alt`. `orig.SIDE.<metric>` is
+the same kernel's figure in the original of the reduction, fixed when the oracle is set up (the
+candidate's own figure when a file is checked on its own: it is then its own original).
+Allowed: numbers, + - * /, comparisons (chains too), and/or/not, parentheses. Parsed with `ast`
 against a whitelist and interpreted, never eval'd. `x / 0` follows IEEE (inf, or nan for 0/0).
 
 Evaluation is three-valued: a side not compiled yet, or a metric the asm could not determine, is
@@ -14,7 +16,7 @@ The default predicate (DEFAULT_PREDICATE), exactly:
 
     lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and
     nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and
-    lto.mfma > 0 and lto.mfma == nolto.mfma
+    lto.mfma > 0 and lto.mfma == nolto.mfma and nolto.vgpr_total <= orig.nolto.vgpr_total
 
 Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
 Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures
@@ -23,24 +25,31 @@ build put 80 KB of private arrays in scratch: interesting by spill counts alone,
 the bug); both builds do the same matrix work, and some (a c120 reduction once ended with 0
 v_mfma on both sides: 0 == 0, but no longer the MFMA kernel of the report). It keys on
 register spills, not scratch use: LTO can also put private arrays in scratch without spilling a
-register, which is a different effect. The oracle adds that the kernel must exist on both sides.
+register, which is a different effect. The no-LTO build keeps the headroom the original's had:
+it allocates no more registers than the original's no-LTO build (the README's first case ended
+at 256 registers without LTO and one spill with it, where its original had 252 and four: both
+sides at the ceiling, a weaker and perhaps other effect than the one reported). The oracle adds
+that the kernel must exist on both sides.
 """
 from __future__ import annotations
 
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from interestingness.metrics import METRIC_NAMES
 
 SIDE_NAMES = ("lto", "nolto")
+ORIGINAL = "orig"  # orig.SIDE.METRIC: the original's figure
 
 DEFAULT_PREDICATE = (
     "lto.vgpr_spills > 0 and lto.spill_ops > 0"
     " and nolto.spill_ops * 4 <= lto.spill_ops and nolto.vgpr_spills * 4 <= lto.vgpr_spills"
     " and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma > 0 and lto.mfma == nolto.mfma"
+    " and nolto.vgpr_total <= orig.nolto.vgpr_total"
 )
 
 Value = float | int | bool | None  # None: unknown
@@ -60,9 +69,13 @@ class PredicateError(ValueError):
 
 
 class Predicate:
-    """A parsed predicate over two sides' metrics. Pickles as its source text and side names."""
+    """A parsed predicate over two sides' metrics, and the original's figures it reads (`bind`).
+    Pickles as its source text, side names and those figures."""
 
-    def __init__(self, source: str, sides: tuple[str, str] = SIDE_NAMES):
+    def __init__(self, source: str, sides: tuple[str, str] = SIDE_NAMES,
+                 original: Mapping[str, Value] | None = None):
+        """`original`: {"SIDE.METRIC": value} for the `orig.SIDE.METRIC` names it reads; a name
+        without a value is unknown."""
         self.source = source
         self.sides = sides
         try:
@@ -71,28 +84,45 @@ class Predicate:
             raise PredicateError(f"syntax error in predicate {source!r}: {e.msg}") from None
         _check(tree.body, sides)
         self._tree = tree.body
-        self.names = tuple(sorted(_names(tree)))  # metrics it reads, e.g. "lto.spill_ops"
+        names = _names(tree)
+        self.names = tuple(sorted(n for n in names if not n.startswith(ORIGINAL + ".")))  # e.g. "lto.spill_ops"
+        # the original's figures it reads, e.g. "nolto.vgpr_total" for orig.nolto.vgpr_total
+        self.original_names = tuple(sorted(n.split(".", 1)[1] for n in names if n.startswith(ORIGINAL + ".")))
+        self.original = {n: (original or {}).get(n) for n in self.original_names}
         self.canonical = ast.unparse(tree)
 
     def __reduce__(self):
-        return (Predicate, (self.source, self.sides))
+        return (Predicate, (self.source, self.sides, self.original or None))
 
     def __repr__(self) -> str:
         return f"Predicate({self.source!r})"
 
+    def bind(self, original: Mapping[str, Mapping[str, Any] | None] | None) -> Predicate:
+        """The same predicate reading `original` ({side: its metrics}, the original's tables of
+        the kernel) for its orig.* names."""
+        tables = original or {}
+        values = {n: (tables.get(n.split(".")[0]) or {}).get(n.split(".")[1]) for n in self.original_names}
+        return Predicate(self.source, self.sides, values)
+
+    def shown(self) -> str:
+        """The source with each orig.* name followed by the value it reads: `orig.nolto.vgpr_total`
+        -> `orig.nolto.vgpr_total (252)`."""
+        return re.sub(rf"\b{ORIGINAL}\.(\w+\.\w+)\b",
+                      lambda m: f"{m.group(0)} ({_shown(self.original.get(m.group(1)))})", self.source)
+
     def evaluate(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> bool | None:
         """True / False, or None when unknown metrics leave it undecided. The tables are the
         metrics of the sides in `sides` order; None for a side not computed (yet)."""
-        return _truth(_eval(self._tree, dict(zip(self.sides, (first, second)))))
+        return _truth(_eval(self._tree, self._env(first, second)))
 
     def awk(self) -> str:
         """The predicate as an awk expression over variables `SIDE_METRIC` (a bug report's script
-        evaluates it without Python); x / 0 counts as 0 there."""
-        return _awk(self._tree)
+        evaluates it without Python), the original's figures as numbers; x / 0 counts as 0 there."""
+        return _awk(self._tree, self.original)
 
     def explain(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> str:
         """Why it is not true: the first top-level `and` operand that is not, with its values."""
-        env = dict(zip(self.sides, (first, second)))
+        env = self._env(first, second)
         node = self._tree
         parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
         for part in parts:
@@ -100,6 +130,9 @@ class Predicate:
                 values = ", ".join(f"{n}={_lookup(n, env)}" for n in sorted(_names(part)))
                 return f"{ast.unparse(part)} [{values}]"
         return "true"
+
+    def _env(self, first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {**dict(zip(self.sides, (first, second))), ORIGINAL: self.original}
 
 
 def _check(node: ast.AST, sides: tuple[str, str]) -> None:
@@ -116,51 +149,67 @@ def _check(node: ast.AST, sides: tuple[str, str]) -> None:
             _check(v, sides)
     elif isinstance(node, ast.Constant) and type(node.value) in (int, float):
         pass
-    elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-          and node.value.id in sides):
+    elif isinstance(node, ast.Attribute) and _side(node.value, sides) is not None:
         if node.attr not in METRIC_NAMES:
-            raise PredicateError(f"unknown metric {node.value.id}.{node.attr!s}; known: "
-                                 + ", ".join(sorted(METRIC_NAMES)))
+            raise PredicateError(f"unknown metric {ast.unparse(node)}; known: " + ", ".join(sorted(METRIC_NAMES)))
     else:
         raise PredicateError(f"not allowed in a predicate: {ast.unparse(node)!r} (use {sides[0]}.<metric>, "
-                             f"{sides[1]}.<metric>, numbers, + - * /, comparisons, and/or/not)")
+                             f"{sides[1]}.<metric>, {ORIGINAL}.{sides[0]}.<metric> (the original's), numbers, "
+                             "+ - * /, comparisons, and/or/not)")
+
+
+def _side(node: ast.AST, sides: tuple[str, str]) -> str | None:
+    """`lto` for the `lto` of lto.METRIC, `orig.lto` for orig.lto.METRIC; None for anything else."""
+    if isinstance(node, ast.Name) and node.id in sides:
+        return node.id
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == ORIGINAL
+            and node.attr in sides):
+        return f"{ORIGINAL}.{node.attr}"
+    return None
 
 
 _AWK_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.Eq: "==", ast.NotEq: "!=", ast.And: "&&", ast.Or: "||", ast.Not: "!", ast.USub: "-", ast.UAdd: "+"}
 
 
-def _awk(node: ast.AST) -> str:
+def _awk(node: ast.AST, original: Mapping[str, Value]) -> str:
     if isinstance(node, ast.Constant):
         return repr(node.value)
     if isinstance(node, ast.Attribute):
-        return f"{_side(node)}_{node.attr}"
+        name = ast.unparse(node)
+        if name.startswith(ORIGINAL + "."):  # a number; unknown: the file's own figure (its own original)
+            value = original.get(name.split(".", 1)[1])
+            return name.split(".", 1)[1].replace(".", "_") if value is None else repr(value)
+        assert isinstance(node.value, ast.Name), f"unchecked node {node!r}"  # lto.M or nolto.M: _check
+        return f"{node.value.id}_{node.attr}"
     if isinstance(node, ast.BoolOp):
-        return "(" + f" {_AWK_OPS[type(node.op)]} ".join(map(_awk, node.values)) + ")"
+        return "(" + f" {_AWK_OPS[type(node.op)]} ".join(_awk(v, original) for v in node.values) + ")"
     if isinstance(node, ast.UnaryOp):
-        return f"({_AWK_OPS[type(node.op)]}{_awk(node.operand)})"
+        return f"({_AWK_OPS[type(node.op)]}{_awk(node.operand, original)})"
     if isinstance(node, ast.BinOp):
-        a, b = _awk(node.left), _awk(node.right)
+        a, b = _awk(node.left, original), _awk(node.right, original)
         return f"({b} == 0 ? 0 : {a} / {b})" if isinstance(node.op, ast.Div) else f"({a} {_AWK_OPS[type(node.op)]} {b})"
     assert isinstance(node, ast.Compare), f"unchecked node {node!r}"
-    vals = [_awk(v) for v in (node.left, *node.comparators)]  # a < b < c: a < b && b < c
+    vals = [_awk(v, original) for v in (node.left, *node.comparators)]  # a < b < c: a < b && b < c
     return "(" + " && ".join(f"{x} {_AWK_OPS[type(op)]} {y}" for op, x, y in zip(node.ops, vals, vals[1:])) + ")"
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {f"{_side(n)}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-
-
-def _side(node: ast.Attribute) -> str:
-    """The side of a metric (`lto` of lto.spill_ops); _check lets no other attribute through."""
-    assert isinstance(node.value, ast.Name), f"unchecked node {node!r}"
-    return node.value.id
+    """The metric names read: `lto.spill_ops`, `orig.nolto.vgpr_total`."""
+    return {ast.unparse(n) for n in ast.walk(node) if isinstance(n, ast.Attribute)
+            and not (isinstance(n.value, ast.Name) and n.value.id == ORIGINAL)}  # not the orig.SIDE of orig.SIDE.M
 
 
 def _lookup(name: str, env: Mapping[str, Any]) -> Value:
+    if name.startswith(ORIGINAL + "."):
+        return env[ORIGINAL].get(name.split(".", 1)[1])
     side, metric = name.split(".")
     table = env[side]
     return None if table is None else table.get(metric)
+
+
+def _shown(v: Value) -> str:
+    return "unknown" if v is None else str(v)
 
 
 def _truth(v: Value) -> bool | None:
@@ -172,7 +221,7 @@ def _eval(node: ast.AST, env: Mapping[str, Any]) -> Value:
         assert isinstance(node.value, (int, float)), f"unchecked node {node!r}"
         return node.value
     if isinstance(node, ast.Attribute):
-        return _lookup(f"{_side(node)}.{node.attr}", env)
+        return _lookup(ast.unparse(node), env)
     if isinstance(node, ast.BoolOp):  # Kleene logic: a decided operand wins over unknowns
         truths = [_truth(_eval(v, env)) for v in node.values]
         decisive = isinstance(node.op, ast.Or)  # True decides `or`, False decides `and`

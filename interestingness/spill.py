@@ -20,24 +20,26 @@ import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from interestingness import prefix_pch
+from interestingness import prefix_pch, ubsan
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, SharedFrontEndError, prepare_flags
 from interestingness.hip_headers import resolve as resolve_hip_headers
 from interestingness.ir_memo import IrMemo, default_directory
 from interestingness.metrics import Metrics, demangle, summarise
-from interestingness.predicates import DEFAULT_PREDICATE, Predicate
+from interestingness.predicates import DEFAULT_PREDICATE, Predicate, Value
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
-# its test's alone, the init guard's confirmation a record of its own (before, a confirmed verdict)
-IDENTITY_VERSION = "spill-differential/5"
+# its test's alone, the init guard's confirmation a record of its own (before, a confirmed verdict);
+# 6: the UB guard's sanitizer checks, and the original's figures the predicate reads (orig.SIDE.METRIC)
+IDENTITY_VERSION = "spill-differential/6"
 INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 
@@ -96,7 +98,11 @@ class SpillSetup:
         The guards are asked for here and applied at the levels the original passes (`resolve`):
         - `ub_guard`: a candidate may not warn of more uninitialized uses than the original;
           reductions love `int i; for (; i < n; ...)`, and a test case with undefined behaviour
-          is rejected by the compiler engineers it is meant for.
+          is rejected by the compiler engineers it is meant for. And, confirmed for a candidate
+          about to be kept, its target kernels built with clang's sanitizer checks in trap mode
+          (interestingness/ubsan.py) may not trap on every path, trap for a kind of check the
+          original's never does, or access memory through null or a constant address more often
+          than the original's.
         - `init_guard`: an interesting candidate is built again with every automatic variable
           zero- and pattern-initialised (-ftrivial-auto-var-init). At level "code" the target
           kernels' LTO code must not change: nothing is read before it is written. At level
@@ -146,15 +152,28 @@ class SpillSetup:
 
         return {n: select(n) for n in names}
 
-    def kernel_verdict(self, measurement: Measurement, kernel: str) -> tuple[bool, str]:
-        """(predicate holds, why not) for one kernel with both sides computed."""
+    def kernel_verdict(self, measurement: Measurement, kernel: str,
+                       original: Mapping[str, Mapping[str, Any] | None] | None = None) -> tuple[bool, str]:
+        """(predicate holds, why not) for one kernel with both sides computed. `original`: the
+        original's tables of the kernel ({side: metrics}) for the predicate's orig.* names; by
+        default the kernel's own (a file checked on its own is its own original)."""
         lto, nolto = (_kernel(measurement.metrics[s], kernel) for s in SIDES)
         for side, table in ((LTO, lto), (NOLTO, nolto)):
             if table is None:
                 return False, f"kernel {kernel} missing ({side})"
-        if self.predicate.evaluate(lto, nolto) is True:
+        predicate = self.predicate.bind(original if original is not None else {LTO: lto, NOLTO: nolto})
+        if predicate.evaluate(lto, nolto) is True:
             return True, ""
-        return False, f"predicate false for {kernel}: {self.predicate.explain(lto, nolto)}"
+        return False, f"predicate false for {kernel}: {predicate.explain(lto, nolto)}"
+
+    def sanitized(self, content: bytes,
+                  compiler: Compiler | None = None) -> tuple[dict[str, ubsan.Profile] | None, str]:
+        """({kernel: what the sanitizer checks say of it}, "") from the optimised IR of `content`
+        built with them (interestingness/ubsan.py), or (None, why it did not build)."""
+        c = (compiler or self.compiler).compile(NOLTO, content, emit="ir", extra=ubsan.flags())
+        if not c.ok:
+            return None, f"{c.failure}: {c.message}"
+        return ubsan.profiles(c.asm[0]), ""
 
     def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
         """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
@@ -197,26 +216,36 @@ class SpillSetup:
                                                               dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
-        # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
-        shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
-        chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
-        headers = files_sha256(self.compiler.headers(original))
+        with ThreadPoolExecutor(1) as beside:  # the UB guard's sanitized build needs no other: on a core of its own
+            sanitizing = beside.submit(self._sanitizer_level, original, dataclasses.replace(chosen, pch=pch), targets)
+            # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
+            shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
+            chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
+            headers = files_sha256(self.compiler.headers(original))
+            figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in SIDES} for t in targets}
+            original_figures = {t: self.predicate.bind(figures[t]).original for t in targets}
 
-        def oracle(init_guard: str | bool, guards_off: list[str]) -> SpillOracle:
-            return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
-                               uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
-                               loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
-                               showing_effect=interesting, guards_off=guards_off)
+            def oracle(init_guard: str | bool, guards_off: list[str],
+                       sanitized: Mapping[str, ubsan.Profile] | None = None) -> SpillOracle:
+                return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
+                                   uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
+                                   loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
+                                   showing_effect=interesting, guards_off=guards_off,
+                                   original_figures=original_figures, sanitized=sanitized)
 
-        resolved = oracle("code" if self.init_guard else False, [])
-        if self.init_guard:
-            plain = code_digests(m.compiled[LTO].asm, targets)
-            failed = resolved._init_failures(original, plain)
-            if failed:
-                resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself {failed}"])
+            resolved = oracle("code" if self.init_guard else False, [])
+            if self.init_guard:
+                plain = code_digests(m.compiled[LTO].asm, targets)
                 failed = resolved._init_failures(original, plain)
-            if failed:
-                resolved = oracle(False, [*resolved.guards_off, f"the init guard is off: the original itself {failed}"])
+                if failed:
+                    resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself "
+                                                  f"{failed}"])
+                    failed = resolved._init_failures(original, plain)
+                if failed:
+                    resolved = oracle(False, [*resolved.guards_off,
+                                              f"the init guard is off: the original itself {failed}"])
+            sanitized, notes = sanitizing.result()
+        resolved = oracle(resolved.init_guard, [*notes, *resolved.guards_off], sanitized)
         if self.loop_guard and not loops:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved
@@ -231,12 +260,41 @@ class SpillSetup:
         headers = files_sha256(self.compiler.headers(original))
         compiler = dataclasses.replace(compiler, pch=settings.get("pch", False),
                                        shared_front_end=settings.get("shared_front_end", False))
+        sanitized = settings.get("sanitizer") if self.ub_guard else None
         return SpillOracle(compiler, self.predicate,
                            settings["targets"], kernels=self.kernels,
                            uninitialized=self.compiler.uninitialized(original) if self.ub_guard else None,
                            loop_targets=settings.get("loop_targets", ()),
                            init_guard=settings.get("init_guard", "code" if self.init_guard else False),
-                           headers_sha256=headers)
+                           headers_sha256=headers, original_figures=settings.get("original_figures", {}),
+                           sanitized=None if sanitized is None else
+                           {t: ubsan.Profile.from_json(p) for t, p in sanitized.items()})
+
+    def _sanitizer_level(self, original: bytes, compiler: Compiler, targets: Sequence[str]
+                         ) -> tuple[dict[str, ubsan.Profile] | None, list[str]]:
+        """The UB guard's sanitizer half as the original allows it: the original's profile of
+        each target (what a candidate is compared with), or None when the guard is off; and what
+        the run says at the start (the original builds with undefined behaviour the guard then
+        lets a candidate keep, or the checks cannot be built at all)."""
+        if not self.ub_guard:
+            return None, []
+        found, why = self.sanitized(original, compiler)
+        if found is None:
+            return None, [f"the UB guard's sanitizer checks are off: the original does not build with them ({why})"]
+        profiles = by_target(found, targets)
+        missing = [t for t in targets if t not in profiles]
+        if missing:
+            return None, [f"the UB guard's sanitizer checks are off: no kernel {missing[0]} in their build"]
+        notes = []
+        for t in targets:
+            p = profiles[t]
+            if not p.returns:
+                notes.append(f"the UB guard lets a candidate trap on every path, as the original's {t} does with the "
+                             f"sanitizer checks ({p.describe()})")
+            if p.constant_addresses:
+                notes.append(f"the UB guard lets a candidate access memory through null or a constant address "
+                             f"{p.constant_addresses} time(s), as the original's {t} does")
+        return {t: profiles[t] for t in targets}, notes
 
     def _builds_the_same(self, original: bytes, m: Measurement, compiler: Compiler) -> bool:
         """Whether the original builds the same code and figures, both sides, with `compiler` as
@@ -279,13 +337,18 @@ class SpillOracle:
         headers_sha256: str | None = None,
         showing_effect: Sequence[str] = (),
         guards_off: Sequence[str] = (),
+        original_figures: Mapping[str, Mapping[str, Value]] | None = None,
+        sanitized: Mapping[str, ubsan.Profile] | None = None,
     ):
         """`kernels`: the names the user gave; `uninitialized`: the UB guard's limit (None: no
         guard); `loop_targets`: the targets the loop guard binds; `init_guard`: "code", "verdict"
         or False (`SpillSetup` says what each means); `headers_sha256`: what the original includes
-        from outside the candidate. `showing_effect` (every kernel the predicate holds for on the
+        from outside the candidate; `original_figures`: per target, the original's figures the
+        predicate reads ({"nolto.vgpr_total": 252} for orig.nolto.vgpr_total); `sanitized`: per
+        target, what the sanitizer checks say of the original (the UB guard's confirmation step;
+        None: no such step). `showing_effect` (every kernel the predicate holds for on the
         original; the targets are one of them with focus) and `guards_off` (why a guard the user
-        asked for is off) are what resolving found, for the run to say."""
+        asked for is off, or what it lets through) are what resolving found, for the run to say."""
         self.compiler = compiler
         self.tree = compiler.tree
         self.predicate = predicate
@@ -297,8 +360,19 @@ class SpillOracle:
         self.headers_sha256 = headers_sha256
         self.showing_effect = tuple(showing_effect)
         self.guards_off = list(guards_off)
+        self.original_figures = {t: dict((original_figures or {}).get(t) or {}) for t in self.targets}
+        self._predicates = {t: Predicate(predicate.source, predicate.sides, self.original_figures[t])
+                            for t in self.targets}
+        self.sanitized = dict(sanitized) if sanitized is not None else None
+        # the confirmation steps: the sanitizer build (the cheapest: no codegen), then one per init mode
+        self._steps = (("sanitizer", ""),) * (self.sanitized is not None) + tuple(
+            ("init", mode) for mode in (INIT_MODES if init_guard else ()))
         # the sides' summaries by front-end bitcode, for every process of the run (ir_memo)
         self.memo = _memo(compiler) if compiler.shared_front_end else None
+
+    def predicate_for(self, target: str) -> Predicate:
+        """The predicate as it reads for `target`, with the original's figures."""
+        return self._predicates[target]
 
     @property
     def toolchain(self) -> Toolchain:
@@ -315,6 +389,9 @@ class SpillOracle:
             "hip_headers": self.compiler.hip_headers.identity(),
             "headers_sha256": self.headers_sha256,
             "uninitialized_limit": self.uninitialized,
+            "sanitizer": None if self.sanitized is None else {
+                "checks": list(ubsan.CHECKS), "original": {t: p.to_json() for t, p in self.sanitized.items()}},
+            "original_figures": self.original_figures,
             "init_guard": self.init_guard,
             "loop_targets": list(self.loop_targets),
             "env": dict(self.compiler.env),
@@ -326,7 +403,8 @@ class SpillOracle:
         """What resolving decided, for `SpillSetup.restore` in a resumed run."""
         return {"targets": list(self.targets), "loop_targets": list(self.loop_targets),
                 "init_guard": self.init_guard, "lean_shim": self.compiler.hip_headers.is_lean, "pch": self.compiler.pch,
-                "shared_front_end": self.compiler.shared_front_end}
+                "shared_front_end": self.compiler.shared_front_end, "original_figures": self.original_figures,
+                "sanitizer": None if self.sanitized is None else {t: p.to_json() for t, p in self.sanitized.items()}}
 
     def test(self, content: bytes) -> Verdict:
         """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""
@@ -336,25 +414,52 @@ class SpillOracle:
 
     @property
     def confirm_steps(self) -> int:
-        """The init guard's checks, one per -ftrivial-auto-var-init mode (none when it is off)."""
-        return len(INIT_MODES) if self.init_guard else 0
+        """The UB guard's sanitizer build (when on), then the init guard's checks, one per
+        -ftrivial-auto-var-init mode (none when it is off)."""
+        return len(self._steps)
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
-        """The init guard with INIT_MODES[step], for a candidate kept (`verdict` is its
-        interesting `test`; without its details, as replayed from a journal, the plain LTO code
-        is built again): an LTO build (two, at level "verdict") paid by the candidates kept, at
-        their checkpoints, not by every speculative one that happens to be interesting."""
+        """Step `step` of the checks of a candidate kept (`verdict` is its interesting `test`;
+        without its details, as replayed from a journal, the plain LTO code is built again), paid
+        by the candidates kept, at their checkpoints, not by every speculative one that happens to
+        be interesting: the UB guard's sanitizer build, or the init guard with one
+        -ftrivial-auto-var-init mode (an LTO build; two at level "verdict"). The verdict's details
+        give the seconds as a phase ("ub_guard", "init_guard")."""
         start = time.monotonic()
+        kind, mode = self._steps[step]
+        if kind == "sanitizer":
+            return self._sanitizer_verdict(content, start)
         plain = verdict.details.get("lto_code")
         if plain is None and self.init_guard == "code":
             built = self.compiler.compile(LTO, content)
             if not built.ok:
+                seconds = time.monotonic() - start
                 return Verdict(False, f"init guard: the candidate does not build ({built.failure}): {built.message}",
-                               infra_failure=built.failure == "infra", seconds=time.monotonic() - start)
+                               infra_failure=built.failure == "infra", seconds=seconds,
+                               details={"phases": {"init_guard": seconds}})
             plain = code_digests(built.asm, self.targets)
-        failed = self._init_failure(content, plain or {}, INIT_MODES[step])
+        failed = self._init_failure(content, plain or {}, mode)
+        seconds = time.monotonic() - start
         return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
-                       seconds=time.monotonic() - start)
+                       seconds=seconds, details={"phases": {"init_guard": seconds}})
+
+    def _sanitizer_verdict(self, content: bytes, start: float) -> Verdict:
+        """The UB guard's sanitizer half: the target kernels, built with the checks
+        (interestingness/ubsan.py), have no undefined behaviour their original has not."""
+        assert self.sanitized is not None
+        c = self.compiler.compile(NOLTO, content, emit="ir", extra=ubsan.flags())
+        why = ""
+        if not c.ok:
+            why = f"does not build with the sanitizer checks ({c.failure}): {c.message}"
+        else:
+            found = by_target(ubsan.profiles(c.asm[0]), self.targets)
+            for t in self.targets:
+                if v := ubsan.violation(self.sanitized[t], found.get(t)):
+                    why = f"{t}: {v}"
+                    break
+        seconds = time.monotonic() - start
+        return Verdict(not why, f"UB guard: {why}" if why else "", infra_failure=c.failure == "infra",
+                       seconds=seconds, details={"phases": {"ub_guard": seconds}})
 
     def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
@@ -373,11 +478,14 @@ class SpillOracle:
     def _test(self, content: bytes, extra: Sequence[str] = ()) -> Verdict:
         """The predicate (with the UB and loop guards) on both sides built with `extra` flags. An
         interesting verdict's details hold the target kernels' LTO code digests, for `confirm`."""
-        details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
+        details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}, "phases": {}}
         build = self.compiler.build(content, extra, self.memo)
         lto_code: dict[str, list] = {}
 
         def verdict(interesting: bool, reason: str = "", infra: bool = False, kind: str = BUILT) -> Verdict:
+            if build.front_end_seconds:  # the shared front end's, counted in the LTO side's (asked first)
+                details["phases"]["front_end"] = build.front_end_seconds
+                details["phases"][LTO] -= build.front_end_seconds
             if interesting:
                 details["lto_code"] = target_digests(lto_code, self.targets)
             return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
@@ -391,6 +499,7 @@ class SpillOracle:
             c = build.side(side)
             details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts,
                                          **({"memo": c.memo} if c.memo else {})}
+            details["phases"][side] = c.seconds
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure or "", "compile error")
                 return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra",
@@ -408,18 +517,18 @@ class SpillOracle:
                     return verdict(False, f"kernel {t} missing ({side})")
                 if side == LTO and t in self.loop_targets and not table[t].get("loop_spill_ops"):
                     return verdict(False, f"loop guard: {t} spills outside loops only (the original spills inside one)")
-        results = {t: self.predicate.evaluate(lto[t], _kernel(tables[NOLTO], t)) for t in self.targets}
+        results = {t: self._predicates[t].evaluate(lto[t], _kernel(tables[NOLTO], t)) for t in self.targets}
         # name a definitely-false target over one left unknown by the skipped no-LTO side
         failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]
         if failing:
             t = failing[0]
-            why = self.predicate.explain(lto[t], _kernel(tables[NOLTO], t))
+            why = self._predicates[t].explain(lto[t], _kernel(tables[NOLTO], t))
             return verdict(False, f"predicate false for {t}: {why}")
         return verdict(True)
 
     def _decided(self, lto: dict[str, Metrics]) -> bool:
         """Whether the LTO side alone settles the answer: false for one target, or true for all."""
-        results = [self.predicate.evaluate(lto[t], None) for t in self.targets]
+        results = [self._predicates[t].evaluate(lto[t], None) for t in self.targets]
         return False in results or all(r is True for r in results)
 
 

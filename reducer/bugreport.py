@@ -6,10 +6,12 @@ any machine with the same clang and run.
                 shim's parts it uses, and project headers a run did not flatten
   repro.sh      builds both sides with clang alone (its own lld does the LTO), reads every figure
                 from the assembly with awk, prints the table and the verdict; `CLANG=... ./repro.sh`
-  README.md     the toolchain, the two exact commands, the figures
+  README.md     the differential first (the figures of the result, and of the original it was
+                reduced from), then the commands and the toolchain
 
-Paths are relative to the directory. repro.sh evaluates the run's predicate itself, so what it
-prints is what `reduce check` says of the result.
+Paths are relative to the directory; neither file names a path of the machine the run was on.
+repro.sh evaluates the run's predicate itself (the original's figures it reads as numbers), so
+what it prints is what `reduce check --against ORIGINAL` says of the result.
 """
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from interestingness.check import format_check
 from interestingness.hip_headers import SHIM_DIR
 from interestingness.metrics import METRICS
 from interestingness.path_flags import path_flags
@@ -44,8 +45,11 @@ def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, byt
     main = files[0][0]
     flags = [*result_report["hip_headers"]["flags"], *_portable(result_report["flags"]),
              *(["-I", "include"] if copied else [])]
-    kernels = [k["name"] for k in result_report["kernels"] if k["selected"]]
-    script = _script(main, flags, kernels, Predicate(result_report["predicate"]))
+    predicate = Predicate(result_report["predicate"])
+    # each kernel's predicate reads its original's figures; without an original, its own
+    kernels = [(k["name"], predicate.bind({s: k["original"][s] for s in ("lto", "nolto")}) if k.get("original")
+                else predicate) for k in result_report["kernels"] if k["selected"]]
+    script = _script(main, flags, kernels)
     atomic_write(out / "repro.sh", script.encode())
     (out / "repro.sh").chmod(0o755)
     atomic_write(out / "README.md", _readme(main, flags, result_report, copied).encode())
@@ -98,9 +102,12 @@ def _commands(main: str, flags: list[str]) -> dict[str, list[str]]:
                       "-o", "nolto.s", main]}
 
 
-def _script(main: str, flags: list[str], kernels: list[str], predicate: Predicate) -> str:
+def _script(main: str, flags: list[str], kernels: list[tuple[str, Predicate]]) -> str:
+    """The script, for each kernel with its predicate (the original's figures bound)."""
     cmds = _commands(main, flags)
     names = " ".join(m.name for m in METRICS)
+    cases = "\n".join(f"    {shlex.quote(k)}) PREDICATE={shlex.quote(p.shown())}; EXPR={shlex.quote(p.awk())};;"
+                      for k, p in kernels)
     return f"""#!/usr/bin/env bash
 # Builds {main} with and without full offload LTO (device code only, gfx950), reads each target
 # kernel's figures from the assembly and prints them with the verdict. Needs clang++ with the
@@ -115,10 +122,12 @@ cp -r . "$out/src"
 cd "$out/src"
 "$CLANG" {shlex.join(cmds["lto"])} || exit 2
 "$CLANG" {shlex.join(cmds["nolto"])} || exit 2
-PREDICATE={shlex.quote(predicate.source)}
 METRICS_AWK={shlex.quote(METRICS_AWK)}
 status=0
-for kernel in {" ".join(shlex.quote(k) for k in kernels)}; do
+for kernel in {" ".join(shlex.quote(k) for k, _ in kernels)}; do
+  case "$kernel" in  # the predicate, with the figures of the original the result was reduced from
+{cases}
+  esac
   lto=$(awk -v K="$kernel" "$METRICS_AWK" lto.s.lto*.s)
   nolto=$(awk -v K="$kernel" "$METRICS_AWK" nolto.s)
   echo "kernel $kernel"
@@ -131,10 +140,9 @@ for kernel in {" ".join(shlex.quote(k) for k in kernels)}; do
     n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")
     for (i = 1; i <= n; i++) {{ L[m[i]] = a[i] + 0; N[m[i]] = b[i] + 0 }}
 {_assignments()}
-    exit !({predicate.awk()})
-  }}'; then echo "  -> interesting"; else echo "  -> not interesting"; status=1; fi
+    '"exit !($EXPR) }}"; then echo "  -> interesting"; else echo "  -> not interesting"; status=1; fi
+  echo "  predicate: $PREDICATE"
 done
-echo "predicate: $PREDICATE"
 [ $status = 0 ] && echo "verdict: INTERESTING" || echo "verdict: not interesting"
 exit $status
 """
@@ -193,20 +201,54 @@ END {
 
 
 def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:
+    """The differential first (per target kernel: the figures of both builds, and of the original
+    the result was reduced from), then the commands and the toolchain. No path of the machine
+    the run was on: the commands are relative to the bundle, the clang is `clang++`."""
     tc = report["toolchain"]
     cmds = _commands(main, flags)
     headers = ("The fallback HIP headers and project headers it still reads are in `include/`: "
                + ", ".join(f"`{c}`" for c in copied) + "." if copied else "It reads no header outside the system's"
                + (" and ROCm's." if report["hip_headers"]["mode"] == "rocm" else "."))
-    return "\n".join([
-        f"# Spill only under full offload LTO: `{main}`", "",
-        f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'}; full offload LTO by default: "
-        f"{'yes' if tc['affected'] else 'no'}.", "",
-        f"`./repro.sh` (or `CLANG=/path/to/clang++ ./repro.sh`) builds `{main}` both ways in a temporary "
-        "directory, prints every figure of the target kernel(s) and the verdict, and exits 0 when the "
-        "predicate holds. " + headers, "",
+    lines = [f"# Spill only under full offload LTO: `{main}`", ""]
+    for k in (k for k in report["kernels"] if k["selected"]):
+        lines += [*_differential(k), ""]
+    lines += [
+        "## Reproduce", "",
         "The two device-only builds, from this directory:", "",
         "```sh", f"clang++ {shlex.join(cmds['lto'])}", f"clang++ {shlex.join(cmds['nolto'])}", "```", "",
-        "Figures (`reduce check` of the result):", "",
-        "```", format_check(report), "```", "",
-    ])
+        "`./repro.sh` (or `CLANG=/path/to/clang++ ./repro.sh`) runs both in a temporary directory, prints "
+        "every figure of the target kernel(s) and the verdict, and exits 0 when the predicate holds. " + headers, "",
+        f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'}; full offload LTO by default: "
+        f"{'yes' if tc['affected'] else 'no'}.", "",
+    ]
+    return "\n".join(lines)
+
+
+def _differential(kernel: dict[str, Any]) -> list[str]:
+    """One kernel's figures as a Markdown table: both builds of the result, and of its original
+    when the report has it; the rows that differ between the builds first."""
+    lto, nolto = kernel["lto"] or {}, kernel["nolto"] or {}
+    original = kernel.get("original") or {}
+    summary = (f"`{kernel['demangled']}`: {lto.get('vgpr_spills')} VGPR(s) spilled with full offload LTO "
+               f"({lto.get('vgpr_total')} VGPRs, {lto.get('spill_ops')} spill instructions), "
+               f"{nolto.get('vgpr_spills')} without ({nolto.get('vgpr_total')} VGPRs); "
+               f"{lto.get('mfma')} and {nolto.get('mfma')} `v_mfma`.")
+    head = "| | `-foffload-lto=full` | `-fno-offload-lto` |"
+    rule = "|---|---:|---:|"
+    if original:
+        head += " original, LTO | original, no LTO |"
+        rule += "---:|---:|"
+    rows = sorted(METRICS, key=lambda m: lto.get(m.name) == nolto.get(m.name))  # the differences first
+    lines = [summary, "", head, rule]
+    for m in rows:
+        cells = [lto.get(m.name), nolto.get(m.name)]
+        if original:
+            cells += [(original.get(s) or {}).get(m.name) for s in ("lto", "nolto")]
+        label = f"**{m.label}**" if cells[0] != cells[1] else m.label
+        lines.append(f"| {label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+    verdict = "holds" if kernel["interesting"] else f"does not hold ({kernel['reason']})"
+    lines += ["", f"Predicate (`repro.sh` checks it): `{kernel['predicate']}`: {verdict}."]
+    if kernel.get("ub_guard_violation") == "":
+        lines.append("With clang's sanitizer checks in trap mode (`-Xclang -fsanitize=...`), its optimised IR "
+                     "has no undefined behaviour its original's has not.")
+    return lines

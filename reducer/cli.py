@@ -155,17 +155,25 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
               help="Seconds per compile.")
 @click.option("--init-guard/--no-init-guard", default=True, show_default=True,
               help="Also build with -ftrivial-auto-var-init=zero and =pattern and show those verdicts.")
+@click.option("--ub-guard/--no-ub-guard", default=True, show_default=True,
+              help="Also build with the UB guard's sanitizer checks and show what they say of each kernel.")
+@click.option("--against", type=click.Path(path_type=Path), default=None,
+              help="The original of a reduction (same flags): its figures beside FILE's, the predicate's orig.* "
+                   "read from it, and the UB guard's verdict against it.")
 @options.click_options(*options.ORACLE)
-def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, init_guard: bool, clang: str | None,
-          kernels: tuple[str, ...], predicate: str | None, hip_headers: str, all_targets: bool) -> None:
+def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, init_guard: bool, ub_guard: bool,
+          against: Path | None, clang: str | None, kernels: tuple[str, ...], predicate: str | None,
+          hip_headers: str, all_targets: bool) -> None:
     """Build FILE with and without full offload LTO and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
     read_input(file)
+    if against is not None:
+        read_input(against)
     try:
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
                            predicate=predicate, timeout=timeout, hip_headers=hip_headers, init_guard=init_guard,
-                           focus=not all_targets)
+                           ub_guard=ub_guard, focus=not all_targets, against=against)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))

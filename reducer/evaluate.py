@@ -196,6 +196,7 @@ class Evaluator:
         self.store.count(oracle_seconds=sum(v.seconds for v in verdicts),
                          compile_errors=sum(v.kind == COMPILE_ERROR for v in verdicts),
                          build_known=sum(v.kind != UNKNOWN for v in verdicts))
+        self.store.count_phases(verdicts)
         return verdicts
 
     # Confirmation: the oracle's costlier check of a candidate the engine keeps, asked for by the
@@ -241,4 +242,5 @@ class Evaluator:
                     break
         seconds = sum(v.seconds for v in steps)
         self.store.count(oracle_seconds=seconds, confirm_seconds=seconds)
+        self.store.count_phases(steps)
         return steps

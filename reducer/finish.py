@@ -1,6 +1,7 @@
 """What a run does after the reduction, so that its result is ready to file: the hygiene rules
-(reducer/hygiene.py), then clang-format. Each step is kept only when the file is still
-interesting, tested for its exact bytes; a step may grow the file a little. The run's history and
+(reducer/hygiene.py), sinks for stores through null (hygiene.sink_variants), then clang-format.
+Each step is kept only when the file is still interesting, tested for its exact bytes; a step may
+grow the file a little. The run's history and
 per-pass yields are of the reduced text; its summary gives both sizes."""
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pathlib import Path
 
 from interestingness.process import run
 
-from .edits import apply
-from .hygiene import RULES
+from .edits import Edit, apply
+from .hygiene import RULES, sink_variants
 from .source import Source
 
 CLANG_FORMAT = ("/usr/lib/llvm-22/bin/clang-format", "clang-format-22", "clang-format")
@@ -54,6 +55,7 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
                 candidate = _edited(parts, items)
                 if interesting(candidate):
                     parts, done.rules[name] = candidate, sum(map(len, items))
+    parts = _sinks(parts, languages, originals, interesting, done)
     done.after_hygiene = sum(map(len, parts))
     if format_with is not None:
         results = [_format(p, format_with, style_file) if lang != "text" else p for p, lang in zip(parts, languages)]
@@ -66,6 +68,27 @@ def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence
             done.notes.append("the formatted file is not interesting; the result is not formatted")
     done.parts = parts
     return done
+
+
+def _sinks(parts: list[bytes], languages: Sequence[str], originals: Sequence[bytes],
+           interesting: Callable[[list[bytes]], bool], done: Finished) -> list[bytes]:
+    """Stores and atomics through null or a constant address made to go through a pointer
+    parameter of their kernel: for each such kernel of each part, the first of its variants
+    (hygiene.sink_variants) that is still interesting, on top of those kept."""
+    for i, (lang, original) in enumerate(zip(languages, originals)):
+        base, chosen = parts[i], list[Edit]()
+        for variants in sink_variants(Source(base, lang), Source(original, lang)):
+            for variant in variants:
+                candidate = [*parts[:i], apply(base, [*chosen, *variant]), *parts[i + 1:]]
+                if interesting(candidate):
+                    chosen += variant
+                    parts = candidate
+                    done.rules["sinks"] = done.rules.get("sinks", 0) + 1
+                    break
+            else:
+                done.notes.append("a store or atomic through null or a constant address is left: no pointer "
+                                  "parameter in its place kept the file interesting")
+    return parts
 
 
 def clang_format(near: str | None = None) -> str | None:

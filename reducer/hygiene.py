@@ -5,14 +5,22 @@ A reduction keeps whatever the test still accepts: `int t;` for a counter whose 
 reviewer stops reading there. Each rule below proposes items (edits, as a pass does); the run
 keeps them only when the file is still interesting, so they may grow the file a little but never
 lose the bug.
+
+Sinks (`sink_variants`, applied by reducer/finish.py after the rules): a store or atomic through
+null or a constant address (`atomicAdd(0, v)`, `*(float *)16 = v`), which a reduction reaches
+because a literal is shorter than the output parameter, is undefined behaviour a reviewer sends
+back; it becomes one through a pointer parameter of the kernel, the first of several choices
+that is still interesting.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from tree_sitter import Node
 
 from .edits import Edit, Item
+from .passes.cxx import ATOMIC_CALL
 from .source import Source
 
 _NO_INIT = frozenset({"static", "extern", "thread_local", "register"})  # `__shared__` is a macro, see below
@@ -75,11 +83,24 @@ def drop_unused_labels(src: Source, original: Source) -> list[Item]:
     return items
 
 
+def drop_empty_attributes(src: Source, original: Source) -> list[Item]:
+    """`__attribute__(())`, an attribute list a reduction emptied, with the blanks after it."""
+    items: list[Item] = []
+    for n in src.nodes():
+        if n.type == "attribute_specifier" and re.sub(rb"\s", b"", _text(n)) == b"__attribute__(())":
+            end = n.end_byte
+            while end < len(src.text) and src.text[end:end + 1] in (b" ", b"\t"):
+                end += 1
+            items.append((Edit(n.start_byte, end),))
+    return items
+
+
 RULES: dict[str, Callable[[Source, Source], list[Item]]] = {
     "initialise-scalars": initialise_scalars,
     "bound-loops": bound_loops,
     "drop-empty-statements": drop_empty_statements,
     "drop-unused-labels": drop_unused_labels,
+    "drop-empty-attributes": drop_empty_attributes,
 }
 
 
@@ -138,3 +159,149 @@ def _text(node: Node) -> bytes:
 def _header(node: Node, text: bytes) -> bytes:
     start, end = _header_span(node)
     return text[start:end] if start is not None else b""
+
+
+_NULL_WORDS = (b"nullptr", b"NULL")
+# pointee types tried for a new parameter when nothing says which (the common element types first)
+_SINK_TYPES = (b"float", b"int", b"unsigned", b"double")
+_MAX_SINK_VARIANTS = 6
+
+
+def sink_variants(src: Source, original: Source) -> list[list[Item]]:
+    """For each kernel that stores or does atomics through null or a constant address, the ways
+    to make them go through a pointer parameter of the kernel instead, most likely first: a
+    pointer parameter it has (of the cast's type, when the address is cast to one); one the
+    original's kernel of the same name had (its declaration and name, e.g. `float *__restrict__
+    dw`), added; a new `T *out` for a few element types. Each variant is one item with every
+    such address of the kernel; the caller keeps the first that is still interesting."""
+    targets: dict[int, tuple[Node, list[tuple[Node, bytes | None]]]] = {}
+    for node in src.nodes():
+        found = _constant_address(node)
+        if found is None:
+            continue
+        kernel = _enclosing_kernel(node)
+        if kernel is not None:
+            targets.setdefault(kernel.id, (kernel, []))[1].append(found)
+    out = []
+    for kernel, addresses in targets.values():
+        params = _parameter_list(kernel)
+        if params is None:
+            continue
+        casts = list(dict.fromkeys(t for _, t in addresses if t is not None))
+        wanted = casts[0] if len(casts) == 1 else None  # the pointee type the code names, if it names one
+        variants: list[tuple[bytes, Edit | None]] = []  # (name to use, the parameter to add)
+        for _, name, pointee in _pointer_parameters(params):
+            if wanted in (None, pointee):
+                variants.append((name, None))
+        taken = _identifiers(src.root)
+        kernel_name = _kernel_name(kernel)
+        for other in (original.nodes() if original.root is not None else ()):
+            if other.type == "function_definition" and _is_kernel(other) and _kernel_name(other) == kernel_name:
+                other_params = _parameter_list(other)
+                for decl, name, pointee in _pointer_parameters(other_params) if other_params is not None else ():
+                    if wanted in (None, pointee) and name not in taken:
+                        variants.append((name, _add_parameter(params, _text(decl))))
+                break
+        fresh = next(n for n in (b"out", *(b"out%d" % i for i in range(1, 100))) if n not in taken)
+        for pointee in dict.fromkeys([*([wanted] if wanted else []), *_SINK_TYPES]):
+            variants.append((fresh, _add_parameter(params, pointee + b" *" + fresh)))
+        items = []
+        for name, added in variants[:_MAX_SINK_VARIANTS]:
+            edits = [Edit(n.start_byte, n.end_byte, name) for n, _ in addresses]
+            items.append((*edits, *([added] if added is not None else [])))
+        out.append(items)
+    return out
+
+
+def _constant_address(node: Node) -> tuple[Node, bytes | None] | None:
+    """When `node` writes through null or a constant address, that address expression (with
+    its parentheses and casts) and the type it is cast to a pointer of, if any."""
+    address = None
+    if node.type == "call_expression":
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is not None and fn.type == "identifier" and ATOMIC_CALL.fullmatch(_text(fn)) and args is not None \
+                and args.named_child_count:
+            address = args.named_children[0]
+    elif node.type == "assignment_expression":
+        left = node.child_by_field_name("left")
+        if left is not None and left.type == "pointer_expression" and left.children[0].type == "*":
+            address = left.child_by_field_name("argument")
+        elif left is not None and left.type == "subscript_expression":
+            address = left.child_by_field_name("argument")
+    if address is None:
+        return None
+    pointee = _null_constant(address)
+    if isinstance(pointee, bool):  # False: not a literal address
+        return None
+    return address, pointee or None
+
+
+def _null_constant(node: Node) -> bytes | bool:
+    """False unless `node` is a literal address (0, nullptr, NULL, a number, in parentheses and
+    pointer casts); then the type its cast points to (b"" when not cast)."""
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _null_constant(node.named_children[0])
+    if node.type == "cast_expression":
+        value = node.child_by_field_name("value")
+        inner = _null_constant(value) if value is not None else False
+        type_ = node.child_by_field_name("type")
+        if inner is False or type_ is None:
+            return False
+        text = re.sub(rb"\s+", b" ", _text(type_)).strip()
+        return text[:-1].strip() if text.endswith(b"*") else inner
+    if node.type == "number_literal" or node.type in ("nullptr", "null") or _text(node) in _NULL_WORDS:
+        return b""
+    return False
+
+
+def _is_kernel(fn: Node) -> bool:
+    body = fn.child_by_field_name("body")
+    head = _text(fn)[:body.start_byte - fn.start_byte] if body is not None else _text(fn)
+    return re.search(rb"\b__global__\b|__attribute__\s*\(\(\s*global\b", head) is not None
+
+
+def _enclosing_kernel(node: Node) -> Node | None:
+    at: Node | None = node
+    while at is not None and at.type != "function_definition":
+        at = at.parent
+    return at if at is not None and _is_kernel(at) else None
+
+
+def _declarator(fn: Node) -> Node | None:
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    return d
+
+
+def _kernel_name(fn: Node) -> bytes | None:
+    d = _declarator(fn)
+    name = d.child_by_field_name("declarator") if d is not None else None
+    return name.text if name is not None else None
+
+
+def _parameter_list(fn: Node) -> Node | None:
+    d = _declarator(fn)
+    return d.child_by_field_name("parameters") if d is not None else None
+
+
+def _pointer_parameters(params: Node) -> list[tuple[Node, bytes, bytes]]:
+    """(declaration, name, pointee type) of each parameter that is a pointer to non-const."""
+    out = []
+    for p in params.named_children:
+        d = p.child_by_field_name("declarator") if p.type == "parameter_declaration" else None
+        type_ = p.child_by_field_name("type") if d is not None else None
+        if d is None or type_ is None or d.type != "pointer_declarator" or b"const" in _text(p).split(b"*")[0]:
+            continue
+        name = d.child_by_field_name("declarator")
+        if name is not None and name.type == "identifier":
+            out.append((p, _text(name), _text(type_)))
+    return out
+
+
+def _add_parameter(params: Node, declaration: bytes) -> Edit:
+    """The edit that appends `declaration` to a parameter list (`()` and `(void)` included)."""
+    inner = [c for c in params.named_children if c.type != "comment"]
+    if not inner or len(inner) == 1 and _text(inner[0]).strip() == b"void":
+        return Edit(params.start_byte + 1, params.end_byte - 1, declaration)
+    return Edit(params.end_byte - 1, params.end_byte - 1, b", " + declaration)

@@ -138,7 +138,10 @@ class RunConfig:
     ub_guard: bool = option(("--ub-guard/--no-ub-guard",),
         "Built-in oracle: refuse candidates with more -Wuninitialized warnings than the original "
         "(reductions leave uninitialized counters behind, and a test case with undefined behaviour is "
-        "no bug report).", True, _SHOWN)
+        "no bug report), and, for a candidate about to be kept, one whose target kernel built with clang's "
+        "sanitizer checks (array bounds, null, division, shifts, bool/enum loads, unreachable/return; trap "
+        "mode, optimised IR) traps on every path, traps for a check the original's never needs, or accesses "
+        "memory through null or a constant address more often than the original's.", True, _SHOWN)
     init_guard: bool = option(("--init-guard/--no-init-guard",),
         "Built-in oracle: keep a candidate only when it is also interesting with every automatic variable "
         "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "

@@ -83,6 +83,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"{c.get('layout_retests', 0)}",
         f"- wall time: {format_seconds(s['wall_seconds'])} (all sessions)",
     ]
+    phases = _phases(c, s.get("values"))
+    if phases:
+        lines.append(f"- oracle seconds per phase this session: {phases}")
     if s.get("finish"):
         f = s["finish"]
         lines.append(f"- finishing (after the reduction): "
@@ -104,8 +107,10 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
     if s.get("guards"):
         g = s["guards"]
-        on = [name for name, key in (("UB (-Wuninitialized)", "ub"), (f"init ({g.get('init')}: -ftrivial-auto-var-init="
-                                                                      "zero/pattern)", "init"), ("loop", "loop"))
+        ub = "UB (-Wuninitialized" + (", sanitizer checks in trap mode on the kernel's optimised IR)"
+                                      if g.get("sanitizer") else ")")
+        on = [name for name, key in ((ub, "ub"), (f"init ({g.get('init')}: -ftrivial-auto-var-init="
+                                                  "zero/pattern)", "init"), ("loop", "loop"))
               if g.get(key)]
         lines.append(f"- guards on: {', '.join(on) or 'none'}" + "".join(f"; {why}" for why in g.get("off", [])))
     for stall in s.get("stalls", []):
@@ -144,6 +149,22 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                   "The bug report, ready to send: [`bundle/`](bundle/README.md) (the result, `repro.sh`, "
                   "README.md).", ""]
     return "\n".join(lines) + "\n"
+
+
+# the phases of the oracle's work its verdicts report (reducer/verdicts.py Counters.phase_seconds)
+PHASES = {"front_end": "front end", "lto": "LTO builds", "nolto": "no-LTO builds",
+          "ub_guard": "UB guard (sanitizer builds)", "init_guard": "init guard (-ftrivial-auto-var-init builds)"}
+
+
+def _phases(counters: dict[str, Any], values: dict[str, Any] | None) -> str:
+    """The oracle's seconds per phase (summed over the parallel tests), and the values service's
+    front-end runs."""
+    seconds = dict(counters.get("phase_seconds") or {})
+    order = [*PHASES, *sorted(k for k in seconds if k not in PHASES)]
+    parts = [f"{PHASES.get(k, k)} {seconds[k]:,.0f}" for k in order if k in seconds]
+    if values and values.get("runs"):
+        parts.append(f"values service (front end) {values['seconds']:,.0f}")
+    return ", ".join(parts)
 
 
 def compile_failures(y: dict[str, Any]) -> str:

@@ -261,7 +261,8 @@ class _Session:
                     assert isinstance(oracle, SpillOracle)  # the built-in oracle
                     targets = list(oracle.targets)
                     state.metrics = CheckReports(oracles.check(config, subject.tree, self.original, targets),
-                                                 oracles.check(config, subject.tree, result, targets))
+                                                 oracles.check(config, subject.tree, result, targets,
+                                                               against=self.original))
                     self._save(outcome)
                     files = subject.result_files(wd.result())
                     bundle = bugreport.write(wd, state.metrics.result, files)
@@ -483,5 +484,6 @@ def bug_report(workdir: Path) -> Path:
                        f"the test script {config.script}", EXIT_INPUT)
     os.chdir(config.cwd)
     subject, content = _subject(wd, state), wd.result()
-    report = oracles.check(config, subject.tree, content, state.targets or config.kernels)
+    report = oracles.check(config, subject.tree, content, state.targets or config.kernels,
+                           against=wd.read("original"))
     return bugreport.write(wd, report, subject.result_files(content))

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from interestingness.verdict import Verdict
 
@@ -36,7 +36,9 @@ class Counters:
     infra_retries: int = 0
     oracle_seconds: float = 0.0
     confirm_seconds: float = 0.0  # of oracle_seconds, the confirmations'
-
+    # the oracle's seconds per phase of its work, as its verdicts give them (details["phases"]:
+    # the spill oracle's "lto" and "nolto" builds, "ub_guard" and "init_guard" confirmations)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
 
 # Line and column numbers of a diagnostic (`f.hip:19:10:`, a snippet's `19 |`): an error inherited
@@ -180,6 +182,13 @@ class VerdictStore:
         with self._lock:
             for name, delta in deltas.items():
                 setattr(self.counters, name, getattr(self.counters, name) + delta)
+
+    def count_phases(self, verdicts: Iterable[Verdict]) -> None:
+        """Add the seconds per phase that `verdicts` report (details["phases"]) to the counters."""
+        with self._lock:
+            for v in verdicts:
+                for name, seconds in (v.details.get("phases") or {}).items():
+                    self.counters.phase_seconds[name] = self.counters.phase_seconds.get(name, 0.0) + seconds
 
     def stalled(self, window: int) -> bool:
         """Whether the last `window` verdicts all failed for one reason (the same error at the same

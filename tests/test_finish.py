@@ -11,7 +11,8 @@ from pathlib import Path
 from conftest import CLANG, ROOT, needs_clang22, needs_gxx
 from kernels import pressure, pressure_in_a_loop
 from reducer.finish import clang_format, finish
-from reducer.hygiene import bound_loops, drop_empty_statements, drop_unused_labels, initialise_scalars
+from reducer.hygiene import (bound_loops, drop_empty_attributes, drop_empty_statements, drop_unused_labels,
+                             initialise_scalars, sink_variants)
 from reducer.edits import apply
 from reducer.source import Source
 
@@ -33,6 +34,37 @@ def test_hygiene_rules_each_do_one_thing():
     assert rewritten(drop_unused_labels).endswith(b"{ ; } x = 1; }")
     assert rewritten(drop_unused_labels, REDUCED.replace(b"x = 1;", b"x = 1; goto lbl;")) == \
         REDUCED.replace(b"x = 1;", b"x = 1; goto lbl;")  # a label something jumps to stays
+
+
+NULL_SINKS = (b"__global__ void k(int n) {\n  __shared__ __attribute__(()) float s[4];\n  atomicAdd(0, 1.0f);\n"
+              b"  ((float *)0)[n] = 2;\n  *(float *)16 = s[n];\n}\n")
+SINKS_ORIGINAL = b"__global__ void k(int n, const float *in, float *__restrict__ dw) { atomicAdd(dw + n, in[n]); }"
+
+
+def test_stores_through_null_become_stores_through_a_kernel_parameter():
+    """A reduction reaches `atomicAdd(0, v)` because a literal is shorter than the output
+    parameter; hygiene gives the kernel a pointer parameter in its place: the original's first."""
+    (variants,) = sink_variants(Source(NULL_SINKS, "cuda"), Source(SINKS_ORIGINAL, "cuda"))
+    assert apply(NULL_SINKS, variants[0]) == (b"__global__ void k(int n, float *__restrict__ dw) {\n  __shared__ "
+                                              b"__attribute__(()) float s[4];\n  atomicAdd(dw, 1.0f);\n  dw[n] = 2;\n"
+                                              b"  *dw = s[n];\n}\n")
+    assert b"void k(int n, float *out)" in apply(NULL_SINKS, variants[1])  # then a new one, the cast's type first
+    assert rewritten(drop_empty_attributes, NULL_SINKS) == NULL_SINKS.replace(b"__attribute__(()) ", b"")
+    # an address the kernel's own parameter already provides, and an address that is no literal, stay as they are
+    has = b"__global__ void k(float *o, int n) { atomicAdd(0, 1.0f); atomicAdd(o + n, 2.0f); }"
+    (variants,) = sink_variants(Source(has, "cuda"), Source(has, "cuda"))
+    assert apply(has, variants[0]) == b"__global__ void k(float *o, int n) { atomicAdd(o, 1.0f); atomicAdd(o + n, 2.0f); }"
+    assert sink_variants(Source(b"__device__ void f() { atomicAdd(0, 1.0f); }", "cuda"), Source(b"", "cuda")) == []
+
+    def interesting(parts):  # as if the original's parameter lost the bug
+        return b"dw" not in parts[0]
+
+    done = finish([NULL_SINKS], ["cuda"], [SINKS_ORIGINAL], interesting, format_with=None, style_file=Path("/tmp/f.hip"))
+    assert b"void k(int n, float *out)" in done.parts[0] and b"atomicAdd(out, 1.0f)" in done.parts[0]
+    assert b"__attribute__" not in done.parts[0] and done.rules["sinks"] == 1 and done.rules["drop-empty-attributes"] == 1
+    refused = finish([NULL_SINKS], ["cuda"], [SINKS_ORIGINAL], lambda parts: b"atomicAdd(0" in parts[0],
+                     format_with=None, style_file=Path("/tmp/f.hip"))
+    assert b"atomicAdd(0, 1.0f)" in refused.parts[0] and "null or a constant address is left" in refused.notes[0]
 
 
 def test_a_rewrite_the_test_refuses_is_dropped_and_the_others_kept():
@@ -82,7 +114,7 @@ def test_a_script_runs_result_is_formatted_and_no_format_keeps_the_raw_text(tmp_
 def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
     (tmp_path / "k.hip").write_text(pressure_in_a_loop())  # spill code in a loop: every figure has a value
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    predicate = ["--predicate", "lto.spill_ops > 0 and nolto.spill_ops > 0"]
+    predicate = ["--predicate", "lto.spill_ops > 0 and nolto.spill_ops > 0 and nolto.vgpr_total <= orig.nolto.vgpr_total"]
     r = subprocess.run([*REDUCE, "k.hip", "-q", "-j", "2", "--passes", "blank", *predicate, "--"], cwd=tmp_path,
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -103,5 +135,12 @@ def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
                                                                             kernel["nolto"][metric])), metric
     assert len(shown) == len(kernel["lto"]) and kernel["lto"]["loop_spill_ops"] > 0
     assert not (elsewhere / "lto.s").exists()  # the builds happen in a directory of their own
-    assert (elsewhere / "README.md").read_text().count("clang++ -x hip") == 2
+    readme = (elsewhere / "README.md").read_text()
+    assert readme.count("clang++ -x hip") == 2
+    # it reads as a report: no path of the machine it was made on, the figures before the commands
+    assert not re.search(r"/(work|tmp|usr|home|root)/|interestingness/shim", readme), readme
+    assert str(tmp_path) not in readme and str(ROOT) not in readme
+    assert re.search(r"^\| (\*\*)?spill ops(\*\*)? \|", readme, re.M).start() < readme.index("```sh")
+    assert "original, no LTO |" in readme and "orig.nolto.vgpr_total (" in readme
+    assert re.search(r"nolto_vgpr_total <= \d+", (elsewhere / "repro.sh").read_text())  # the original's, a number
     assert "culprit" in (elsewhere / "EXPLAIN.md").read_text().lower()  # which compiler passes make the difference

@@ -1,10 +1,15 @@
-"""Results that are still the bug: the init guard (no reads of uninitialised memory) and the
-loop guard (no drift to straight-line spill code). Real clang on real kernels."""
+"""Results that are still the bug: the init guard (no reads of uninitialised memory), the UB
+guard's sanitizer checks (no out-of-bounds or null accesses) and the loop guard (no drift to
+straight-line spill code). Real clang on real kernels."""
+import json
 import re
+import subprocess
 
 import pytest
 
-from conftest import ROOT, needs_clang22
+from conftest import CLANG, ROOT, needs_clang22
+from interestingness import ubsan
+from interestingness.check import run_check
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle, SpillSetup
 from kernels import pressure_in_a_loop
@@ -98,3 +103,133 @@ k:
     (k,) = parse_kernels(asm)
     figures = {m.name: m.compute(k) for m in METRICS}
     assert figures["spill_ops"] == 3 and figures["loop_spill_ops"] == 1  # a forward branch makes no loop
+
+
+# The UB guard's sanitizer checks (interestingness/ubsan.py), on a small accumulator kernel whose
+# original is clean, and candidates a reduction could reach from it. Each verdict is checked by a
+# build the test makes itself (clang's sanitizer in trap mode, read by the test's own regexes).
+SHIM = ROOT / "interestingness" / "shim"
+ACCUMULATE = r"""#include <hip/hip_runtime.h>
+__global__ void k(float *out, const float *in, int n) {
+  float acc[4][3];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) acc[i][j] = 0.0f;
+  for (int s = 0; s < n; ++s)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 3; ++j) acc[i][j] += in[s * 12 + i * 3 + j + threadIdx.x];
+  float t = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) t += acc[i][j];
+  out[threadIdx.x] = t;
+}
+"""
+ZEROING = "for (int i = 0; i < 4; ++i)\n    for (int j = 0; j < 3; ++j) acc[i][j] = 0.0f;"
+# the README's first case's result did this: 16 stores into a row of 3 (here 12 into a row of 3)
+OUT_OF_BOUNDS = ACCUMULATE.replace(ZEROING, "for (int e = 0; e < 12; ++e) acc[0][e] = 0.0f;")
+# and this: a constant null pointer is shorter than the output parameter
+NULL_STORES = {"atomic": ACCUMULATE.replace("out[threadIdx.x] = t;", "atomicAdd(0, t);"),
+               "store": ACCUMULATE.replace("out[threadIdx.x] = t;", "((float *)0)[threadIdx.x] = t;")}
+KERNEL = "_Z1kPfPKfi"
+
+
+def sanitized_kernel(tmp_path, text: str, checks: str, name: str | None = KERNEL) -> str:
+    """The optimised IR of kernel `name` (None: the first function) of `text`, built by the test
+    itself with clang's `checks` in trap mode (at cc1 level: the driver drops -fsanitize for amdgcn)."""
+    src = tmp_path / "sanitized.hip"
+    src.write_text(text)
+    ir = subprocess.run([str(CLANG), "-x", "hip", "--offload-arch=gfx950", "-O3", "-nogpuinc", "-nogpulib",
+                         "-std=gnu++20", "-isystem", str(SHIM), "-fno-offload-lto", "--offload-device-only",
+                         "--no-gpu-bundle-output", "-S", "-emit-llvm", "-Xclang", f"-fsanitize={checks}", "-Xclang",
+                         f"-fsanitize-trap={checks}", "-o", "-", str(src)],
+                        capture_output=True, text=True, check=True).stdout
+    body = re.search(rf"^define [^\n]*@{name or '[^(]+'}\(.*?^}}", ir, re.M | re.S)
+    assert body is not None, ir[:2000]
+    return body.group(0)
+
+
+def small(directory, original: str = ACCUMULATE, **kw) -> SpillOracle:
+    """The oracle of a reduction of `original` (no init guard: these tests are the UB guard's)."""
+    (directory / "k.hip").write_text(original)
+    return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=directory, tmp_dir=directory,
+                      init_guard=False, **kw).resolve(original.encode())
+
+
+@pytest.fixture(scope="module")
+def accumulate(tmp_path_factory):
+    """The UB guard's oracle of ACCUMULATE, and the same restored from its settings as a resumed
+    run would (no build), with the guard and without it."""
+    d = tmp_path_factory.mktemp("accumulate")
+    guarded = small(d)
+    settings = json.loads(json.dumps(guarded.settings()))  # as a run's state.json holds them
+
+    def restored(ub_guard: bool) -> SpillOracle:
+        return SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=d, tmp_dir=d, init_guard=False,
+                          ub_guard=ub_guard).restore(settings, ACCUMULATE.encode())
+    return guarded, restored(True), restored(False)
+
+
+def test_the_ub_guard_is_a_confirmation_step_recorded_and_restored_without_a_build(accumulate):
+    guarded, restored, unguarded = accumulate
+    assert guarded.sanitized[KERNEL].returns and not guarded.sanitized[KERNEL].traps.get(18)
+    assert not any("UB guard" in why for why in guarded.guards_off)  # the original passes: nothing to say
+    assert guarded.confirm_steps == 1 and unguarded.confirm_steps == 0 and unguarded.sanitized is None
+    assert restored.identity() == guarded.identity() != unguarded.identity()
+    assert restored.sanitized == guarded.sanitized
+    assert kept(guarded, ACCUMULATE.encode()).interesting
+
+
+@pytest.mark.parametrize("name", ["out-of-bounds", *sorted(NULL_STORES)])
+def test_the_ub_guard_refuses_what_a_sanitized_build_shows(accumulate, tmp_path, name):
+    """Each candidate passes the test (the guard is the confirmation's) and is kept without the
+    guard; with it, it is refused. The test's own sanitized build shows why."""
+    guarded, _, unguarded = accumulate
+    text = OUT_OF_BOUNDS if name == "out-of-bounds" else NULL_STORES[name]
+    assert guarded.test(text.encode()).interesting
+    verdict = kept(guarded, text.encode())
+    assert not verdict.interesting and verdict.reason.startswith("UB guard: ")
+    assert kept(unguarded, text.encode()).interesting
+    if name == "out-of-bounds":  # the kernel becomes the trap alone; the original's has no bounds trap
+        assert "every path" in verdict.reason and "array index out of bounds (ubsantrap 18)" in verdict.reason
+        ir = sanitized_kernel(tmp_path, OUT_OF_BOUNDS, "array-bounds")
+        assert "@llvm.ubsantrap(i8 18)" in ir and not re.search(r"^\s+ret\b", ir, re.M)
+        clean = sanitized_kernel(tmp_path, ACCUMULATE, "array-bounds")
+        assert "ubsantrap" not in clean and re.search(r"^\s+ret void", clean, re.M)
+        return
+    assert "null or constant address (1 load(s), store(s) or atomic(s), the original has 0)" in verdict.reason
+    ir = sanitized_kernel(tmp_path, text, "null")
+    assert re.search(r"^\s+ret void", ir, re.M)  # the kernel keeps its stores: AMDGPU does not exploit the UB
+    if name == "atomic":  # the null check does not see an atomic: the IR does, an atomicrmw on null
+        assert re.search(r"atomicrmw fadd ptr null,", ir)
+    else:  # the check traps for thread 0 (address null); the optimiser already stores poison through null
+        assert "@llvm.ubsantrap(i8 22)" in ir
+        assert re.search(r"(%\d+) = getelementptr [^\n]*ptr null, .*\n\s+store float poison, ptr \1,", ir)
+
+
+def test_an_original_with_undefined_behaviour_sets_what_is_allowed(tmp_path):
+    """The original defines what is allowed: one that already traps on every path may be reduced
+    (the run says so at the start), and its candidates may do so too."""
+    o = small(tmp_path, OUT_OF_BOUNDS)
+    assert not o.sanitized[KERNEL].returns
+    assert any("trap on every path" in why for why in o.guards_off)
+    assert kept(o, OUT_OF_BOUNDS.encode()).interesting
+
+
+TINY = ROOT / "corpora" / "wgrad_tiny_pos"
+
+
+def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(tmp_path):
+    """The README's first case reduced again with the guard and the headroom rule
+    (result_guarded.hip), judged by `reduce check --against` its original, and by the test's own
+    sanitized build; the result it gave before (result.hip) is the trap alone in that build (16
+    stores into a row of 3)."""
+    flags = ["-std=gnu++20", f"-I{TINY / 'include'}"]
+    report = run_check(TINY / "result_guarded.hip", flags, against=TINY / "repro.hip", init_guard=False)
+    (kernel,) = [k for k in report["kernels"] if k["selected"]]
+    assert kernel["interesting"] and kernel["ub_guard_violation"] == "", kernel["reason"]
+    assert kernel["nolto"]["vgpr_total"] <= kernel["original"]["nolto"]["vgpr_total"]  # its headroom
+    checks = ",".join(ubsan.CHECKS)
+    ir = sanitized_kernel(tmp_path, (TINY / "result_guarded.hip").read_text(), checks, name=None)
+    assert re.search(r"^\s+ret void", ir, re.M) and "ubsantrap(i8 18)" not in ir
+    assert not re.search(r"(load|store|atomicrmw)[^\n]* ptr null,", ir)
+    earlier = sanitized_kernel(tmp_path, (TINY / "result.hip").read_text(), checks, name=None)
+    assert not re.search(r"^\s+ret\b", earlier, re.M) and "@llvm.ubsantrap(i8 18)" in earlier

@@ -9,19 +9,22 @@ import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate, PredicateError
 
-SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160}
-CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0}
+SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160,
+          "vgpr_total": 256}
+CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0, "vgpr_total": 243}
+ORIGINAL = {"lto": SPILLS, "nolto": CLEAN}
 
 
 def test_default_is_in_the_language_and_documented_exactly():
     p = Predicate(DEFAULT_PREDICATE)
-    assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops",
-                            "nolto.vgpr_spills", "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma"}
+    assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops", "nolto.vgpr_spills",
+                            "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma", "nolto.vgpr_total"}
+    assert p.original_names == ("nolto.vgpr_total",)
     assert " ".join(DEFAULT_PREDICATE.split()) in " ".join(predicates.__doc__.split())
 
 
 def test_default_semantics():
-    p = Predicate(DEFAULT_PREDICATE)
+    p = Predicate(DEFAULT_PREDICATE).bind(ORIGINAL)
     assert p.evaluate(SPILLS, CLEAN) is True
     assert p.evaluate(SPILLS, SPILLS) is False  # both spill
     assert p.evaluate(CLEAN, CLEAN) is False
@@ -34,6 +37,27 @@ def test_default_semantics():
     # a no-LTO build that parks private arrays in scratch has drifted away from the effect
     assert p.evaluate(SPILLS, {**CLEAN, "scratch_size": 41}) is False
     assert p.evaluate(SPILLS, {**CLEAN, "scratch_size": 40}) is True
+    # the no-LTO side keeps the original's headroom: no more registers than its 243
+    assert p.evaluate(SPILLS, {**CLEAN, "vgpr_total": 244}) is False
+    assert p.evaluate(SPILLS, {**CLEAN, "vgpr_total": 200}) is True
+
+
+def test_the_originals_figures():
+    """orig.SIDE.METRIC reads the figures bound at setup; unbound, it is unknown (so false in the end)."""
+    p = Predicate("nolto.vgpr_total <= orig.nolto.vgpr_total and lto.vgpr_spills * 2 >= orig.lto.vgpr_spills")
+    assert p.names == ("lto.vgpr_spills", "nolto.vgpr_total")
+    assert p.original_names == ("lto.vgpr_spills", "nolto.vgpr_total")
+    assert p.evaluate(SPILLS, CLEAN) is None
+    bound = p.bind(ORIGINAL)
+    assert bound.original == {"lto.vgpr_spills": 40, "nolto.vgpr_total": 243}
+    assert bound.evaluate(SPILLS, CLEAN) is True
+    assert bound.evaluate({**SPILLS, "vgpr_spills": 19}, CLEAN) is False
+    assert "orig.lto.vgpr_spills=40" in bound.explain({**SPILLS, "vgpr_spills": 19}, CLEAN)
+    assert "orig.nolto.vgpr_total (243)" in bound.shown()
+    assert "(nolto_vgpr_total <= 243)" in bound.awk() and "orig" not in bound.awk()
+    assert "(nolto_vgpr_total <= nolto_vgpr_total)" in p.awk()  # unbound: the file is its own original
+    assert pickle.loads(pickle.dumps(bound)).original == bound.original
+    assert bound.canonical == p.canonical  # the figures are the oracle's identity, not the text's
 
 
 @pytest.mark.parametrize("text", [
@@ -63,6 +87,10 @@ def test_parses(text):
     ("[x for x in ()]", "not allowed"),
     ("lambda: 0", "not allowed"),
     ("lto.spill_ops > 0; 1", "syntax error"),
+    ("orig.spill_ops > 0", "not allowed"),
+    ("orig.lto.bogus > 0", "unknown metric"),
+    ("lto.orig.spill_ops > 0", "not allowed"),
+    ("orig.orig.lto.mfma > 0", "not allowed"),
     ("lto.spill_ops >", "syntax error"),
 ])
 def test_rejects(text, fragment):
@@ -106,5 +134,5 @@ def test_explain_names_the_failing_clause():
 
 
 def test_pickles_as_source():
-    p = pickle.loads(pickle.dumps(Predicate(DEFAULT_PREDICATE)))
+    p = pickle.loads(pickle.dumps(Predicate(DEFAULT_PREDICATE).bind(ORIGINAL)))
     assert p.source == DEFAULT_PREDICATE and p.evaluate(SPILLS, CLEAN) is True

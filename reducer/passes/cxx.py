@@ -1,7 +1,8 @@
 """C++ syntax the passes share, over tree-sitter nodes and the file's text: which nodes are whole
 statements or declarations, how to name a function, class or template, what is inside a
-template, which types are integers, where the preprocessor lines are, and how to replace text
-without gluing names together. A helper module: no pass imports another (tests/test_layering.py)."""
+template, which types are integers, where the preprocessor lines are, how to replace text
+without gluing names together, and which expressions are addresses a statement writes through.
+A helper module: no pass imports another (tests/test_layering.py)."""
 from __future__ import annotations
 
 import re
@@ -152,3 +153,26 @@ def spaced(text: bytes, start: int, end: int, replacement: bytes) -> Edit:
     if replacement and end < len(text) and _word(text[end]) and _word(replacement[-1]):
         replacement += b" "
     return Edit(start, end, replacement)
+
+
+# Calls whose first argument is the address they write: HIP's atomics, clang's and ROCm's builtins.
+ATOMIC_CALL = re.compile(rb"atomic[A-Z]\w*|__hip_atomic_\w+|unsafeAtomic\w+|safeAtomic\w+|__atomic_\w+"
+                         rb"|__builtin_amdgcn_global_atomic_\w+|__builtin_amdgcn_flat_atomic_\w+")
+
+
+def written_address(node: Node) -> bool:
+    """Whether `node` is an address something is stored through: the first argument of an atomic
+    call, or the initialiser of a pointer variable. A literal there (`atomicAdd(0, v)`, `float *o
+    = 0;`) is a store through null: shorter, and undefined behaviour no bug report may keep."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "argument_list" and parent.named_children and parent.named_children[0].id == node.id:
+        call = parent.parent
+        fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+        return fn is not None and fn.type == "identifier" and ATOMIC_CALL.fullmatch(fn.text) is not None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") is not None \
+            and parent.child_by_field_name("value").id == node.id:
+        declarator = parent.child_by_field_name("declarator")
+        return declarator is not None and declarator.type == "pointer_declarator"
+    return False

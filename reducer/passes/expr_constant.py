@@ -2,11 +2,12 @@
 the evaluator folds it to, `0` or `1`, only where an expression is read (initialisers,
 arguments, operands, conditions, returns, right-hand sides, subscripts), never where it is
 written, and never in template arguments, array sizes, attributes or preprocessor lines, which
-would mostly just break. Round 0 holds the variables known to hold a constant: an integer
-local or global initialised with one and never written, whose every use becomes the value and
-whose declaration goes. Round 1 + 3*d + k holds the k-th alternative of the expressions under d
-others, so whole expressions go before their parts and one chunk never mixes two choices for
-one expression.
+would mostly just break, nor in the address of an atomic or the initialiser of a pointer (a
+literal there is a store through null: undefined behaviour; cxx.written_address). Round 0 holds
+the variables known to hold a constant: an integer local or global initialised with one and never
+written, whose every use becomes the value and whose declaration goes. Round 1 + 3*d + k holds
+the k-th alternative of the expressions under d others, so whole expressions go before their
+parts and one chunk never mixes two choices for one expression.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ..edits import Edit, Item, line_span
 from ..source import Source
 from .base import Pass
 from .consteval import typed_literal
-from .cxx import int_type, spaced
+from .cxx import int_type, spaced, written_address
 from .folding import Query, ask, closed, scope_of
 from .names import declaration_counts, uses, written_at
 
@@ -87,7 +88,8 @@ def _found(src: Source) -> _Found:
                 continue
             below = depth
             if child.type in _EXPRESSIONS and not child.has_error and (
-                    (node.type, field) in _VALUE_AT or field is None and (node.type, None) in _VALUE_AT):
+                    (node.type, field) in _VALUE_AT or field is None and (node.type, None) in _VALUE_AT) \
+                    and not written_address(child):
                 while len(by_depth) <= depth:
                     by_depth.append([])
                 by_depth[depth].append(child)

@@ -129,7 +129,7 @@ class Engine:
 
     def __init__(self, evaluator: Evaluator, language: str, schedule: Schedule, *, hooks: Hooks = Hooks(),
                  replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300,
-                 confirm_batch: int = 16):
+                 confirm_batch: int = 1):
         self.evaluator = evaluator
         self.confirm_batch = confirm_batch  # the most kept candidates confirmed at one checkpoint
         self.language = language

@@ -150,7 +150,9 @@ class RunConfig:
     confirm_batch: int = option(("--confirm-batch",),
         "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
         "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
-        "Every file written passes. 1 confirms each candidate as it is kept.", 16,
+        "Every file written passes. 1 confirms each candidate as it is kept: where guards often refuse "
+        "(small kernels late in a reduction) batches cost more tests than they save; on real-size code, "
+        "whose builds take tens of seconds, 16 cut confirmations to a quarter of the oracle's time.", 1,
         {"type": click.IntRange(1), **_SHOWN})
     loop_guard: bool = option(("--loop-guard/--no-loop-guard",),
         "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "

@@ -5,6 +5,13 @@ A reduction keeps whatever the test still accepts: `int t;` for a counter whose 
 reviewer stops reading there. Each rule below proposes items (edits, as a pass does); the run
 keeps them only when the file is still interesting, so they may grow the file a little but never
 lose the bug.
+
+Which rules run follows the oracle. Initialising scalars and bounding loops takes undefined
+behaviour out of a miscompile or spill reproducer, where a compiler engineer's first question is
+whether the code is defined; in a front-end diagnostic case (a script that greps an error) they
+only add bytes. So those two (`DEFINING`) run by default with the built-in spill oracle and not
+with a script (`--initialise` turns them on, `--no-initialise` off); the rules that only delete
+always run.
 """
 from __future__ import annotations
 
@@ -80,6 +87,13 @@ RULES: dict[str, Callable[[Source, Source], list[Item]]] = {
     "drop-empty-statements": drop_empty_statements,
     "drop-unused-labels": drop_unused_labels,
 }
+# the rules that add code to make behaviour defined (on for the spill oracle, an option for scripts)
+DEFINING = ("initialise-scalars", "bound-loops")
+
+
+def rules(initialise: bool) -> dict[str, Callable[[Source, Source], list[Item]]]:
+    """The rules a run applies: all of them, or without `DEFINING` ones."""
+    return {name: rule for name, rule in RULES.items() if initialise or name not in DEFINING}
 
 
 def _local(node: Node) -> bool:

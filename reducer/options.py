@@ -127,10 +127,16 @@ RUN: tuple[Option, ...] = (
            "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",
            (bool, True), _SHOWN),
     Option("format", ("--format/--no-format",),
-           "After the reduction, make the result read like code a person wrote: initialise uninitialised "
-           "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
-           "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.",
+           "After the reduction, make the result read like code a person wrote: drop empty statements and "
+           "unused labels, initialise uninitialised scalars and give constant loop conditions their bound back "
+           "(see --initialise), then clang-format it (LLVM style, or your .clang-format); each step kept only "
+           "when still interesting.",
            (bool, True), _SHOWN),
+    Option("initialise", ("--initialise/--no-initialise",),
+           "With --format: initialise uninitialised local scalars and give constant loop conditions their bound "
+           "back, each kept only when still interesting [default: on with the built-in oracle, where undefined "
+           "behaviour matters in a spill or miscompile report; off with --test, where a diagnostic case only "
+           "gets bigger].", (bool | None, None)),
     Option("prefilter", ("--no-prefilter",), "Test candidates that add parse errors too.", (bool, True),
            {**_FLAG, "flag_value": False}),
     Option("passes", ("--passes",), "Comma-separated passes to run instead of the default schedule "
@@ -230,6 +236,12 @@ class _RunConfig:
     @property
     def flattens(self) -> bool:
         return self.flatten if self.flatten is not None else self.builtin
+
+    @property
+    def initialises(self) -> bool:
+        """Whether the finishing hygiene initialises scalars and bounds loops: the option, else
+        the oracle's default (on for the built-in one)."""
+        return self.initialise if self.initialise is not None else self.builtin
 
     def header_dirs(self, cwd: Path) -> list[Path]:
         """Where project headers are found: the -I/-iquote directories of the flags (built-in

@@ -275,7 +275,8 @@ class _Session:
         try:
             done = finish(subject.parts(reduced), subject.languages(reduced), subject.parts(start),
                           lambda candidate: self.evaluator.test(subject.join(candidate)).interesting,
-                          format_with=tool, style_file=Path(self.config.file)) if self.config.format else None
+                          format_with=tool, style_file=Path(self.config.file),
+                          initialise=self.config.initialises) if self.config.format else None
         except KeyboardInterrupt:
             return reduced, "interrupted", EXIT_INTERRUPTED
         except BudgetExhausted as e:

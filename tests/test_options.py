@@ -28,6 +28,7 @@ SAMPLES = {
     "init_guard": (False, False, {}),
     "loop_guard": (False, False, {}),
     "format": (False, False, {}),
+    "initialise": (True, True, {}),
     "prefilter": (False, False, {}),
     "passes": (["lines", "tokens"], ["lines", "tokens"], {}),
     "skip_passes": ("lines, hoist", ["lines", "hoist"], {}),

@@ -170,3 +170,19 @@ void snapshot(Sample& s) { make_record(s.at).encode(); }
     assert b"Record" not in with_stage and b"make_record" not in with_stage and b"to_wire(s.at)" in with_stage
     assert engine.status.per_pass["replace-calls"].accepted >= 1
     assert count_tokens(with_stage) < count_tokens(without)
+
+
+def test_on_a_bigger_file_a_replacement_must_promise_a_fiftieth_of_its_tokens():
+    """Past the fixpoint an accepted replacement costs a sweep of the main passes; a few tokens
+    do not pay for it on a big file, a declaration left unused does."""
+    padding = b"".join(b"int pad%d(int v) { return v + %d; }\n" % (i, i) for i in range(40))  # ~480 tokens
+    text = padding + b"""int helper(int a, int b) { int t = a * b; t += a; t -= b; return t * 2 + a; }
+int two(int x) { return x; }
+int f(int x, int b) { return helper(x, b) + x * b; }
+"""
+    calls = [pair for level in proposals("replace-calls", text).values() for pair in level]
+    subtrees = [pair for level in proposals("replace-subtrees", text).values() for pair in level]
+    assert (b"helper", b"two") in calls          # helper's ~30 tokens go with its only call
+    assert not any(old == b"t * 2" for old, _ in subtrees)  # 2 tokens: not worth a sweep here
+    small = proposals("replace-subtrees", text[len(padding):])
+    assert any(old == b"t * 2" for level in small.values() for old, _ in level)  # on a small file it is

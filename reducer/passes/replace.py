@@ -91,6 +91,7 @@ STATEMENT_ALTERNATIVES = 2    # per statement site
 CALL_ALTERNATIVES = 3         # per call
 TYPE_ALTERNATIVES = 3         # per type
 SCAN = 64                     # candidates looked at per site and group, at most (a big file stays linear)
+GAIN_SHARE = 50               # a replacement must promise a fiftieth of the file's tokens (_Index.needed)
 
 
 class _Candidate(NamedTuple):
@@ -121,6 +122,8 @@ class _Index:
                 self.where.setdefault(src.text[tok.start:tok.end], []).append(tok.start)
         self._starts = [t.start for t in src.tokens]
         self.declared: Counter = Counter()
+        self._sizes: Counter = Counter()  # name -> tokens of its declarations
+        self.tokens = len(src.tokens)
         types: set[bytes] = set()
         values: set[bytes] = set()
         self._by_scope: dict[int, frozenset] = {}
@@ -131,7 +134,14 @@ class _Index:
             if node.type in _SCOPES:
                 self._by_scope[node.id] = own = frozenset(_declared_by(node))
                 scoped |= own
-            _declare(node, self.declared, types, values)
+            for name, is_type in _declared_names(node):
+                self.declared[name] += 1
+                (types if is_type else values).add(name)
+                # what deleting the declaration takes, once nothing else names it (a loop stays)
+                unit = node.parent if node.parent is not None and node.parent.type == "template_declaration" \
+                    else node
+                if node.type != "for_range_loop":
+                    self._sizes[name] += self.tokens_in(unit.start_byte, unit.end_byte)
             for name, type_ in _variables(node):
                 scope = _scope_of_declaration(node)
                 known = self._types.setdefault(scope.id if scope is not None else None, {})
@@ -158,10 +168,10 @@ class _Index:
     def tokens_in(self, start: int, end: int) -> int:
         return bisect.bisect_left(self._starts, end) - bisect.bisect_left(self._starts, start)
 
-    def frees(self, start: int, end: int) -> bool:
-        """Whether [start, end) holds the last uses of a name the file declares: replaced, the
-        declaration is left unused."""
-        seen = set()
+    def frees(self, start: int, end: int) -> int:
+        """The tokens of the declarations whose names have their last uses in [start, end):
+        replaced, those declarations are left unused (0: none)."""
+        seen, freed = set(), 0
         for tok in self.src.tokens[bisect.bisect_left(self._starts, start):]:
             if tok.start >= end:
                 break
@@ -174,8 +184,19 @@ class _Index:
             where = self.where[name]
             inside = bisect.bisect_left(where, end) - bisect.bisect_left(where, start)
             if len(where) - inside <= self.declared[name]:
-                return True
-        return False
+                freed += self._sizes[name]
+        return freed
+
+    def most_tokens(self, start: int, end: int) -> int:
+        """The most tokens a replacement of [start, end) may have: never more than it replaces,
+        and fewer by what it must gain, less what deleting the declarations it leaves unused
+        gains (`frees`). The gain asked is a fiftieth of the file's tokens, at least one: past
+        the deletion fixpoint an accepted replacement costs a sweep of the main passes, about a
+        test per token of the file, so a few tokens are not worth it on a big file (RESULTS,
+        issue 32)."""
+        tokens = self.tokens_in(start, end)
+        need = max(1, self.tokens // GAIN_SHARE)
+        return min(tokens, tokens - need + self.frees(start, end))
 
     def enclosing(self, at: Node) -> frozenset:
         """The names the scopes around `at` declare."""
@@ -350,42 +371,31 @@ def _scope_of_declaration(node: Node) -> Node | None:
     return scope
 
 
-def _declare(node: Node, counts: Counter, types: set[bytes], values: set[bytes]) -> None:
-    """Count the names `node` declares (`counts`), as types or as values."""
+def _declared_names(node: Node) -> list[tuple[bytes, bool]]:
+    """The names `node` declares, each with whether it is a type (else a value)."""
     t = node.type
-    if t in _DEFINING and node.child_by_field_name("body") is not None:
+    if t in _DEFINING:
         name = node.child_by_field_name("name")
-        if name is not None:
-            counts[name.text] += 1
-            types.add(name.text)
-    elif t in _TYPE_PARAMETERS:
-        for c in node.named_children:
-            if c.type == "type_identifier":
-                counts[c.text] += 1
-                types.add(c.text)
-    elif t in ("alias_declaration", "type_definition"):
+        return [(name.text, True)] if name is not None and node.child_by_field_name("body") is not None else []
+    if t in _TYPE_PARAMETERS:
+        return [(c.text, True) for c in node.named_children if c.type == "type_identifier"]
+    if t in ("alias_declaration", "type_definition"):
         name = simple_name(node.child_by_field_name("name") or node.child_by_field_name("declarator"))
-        if name is not None:
-            counts[name] += 1
-            types.add(name)
-    elif t in _PARAMETERS or t in ("declaration", "field_declaration", "function_definition"):
+        return [(name, True)] if name is not None else []
+    if t in _PARAMETERS or t in ("declaration", "field_declaration", "function_definition"):
+        names = []
         for d in _declarators(node):
-            if d.type == "init_declarator":
-                d = d.child_by_field_name("declarator")
-            name = simple_name(d)
+            name = simple_name(d.child_by_field_name("declarator") if d.type == "init_declarator" else d)
             if name is not None:
-                counts[name] += 1
-                values.add(name)
-    elif t == "for_range_loop":
+                names.append((name, False))
+        return names
+    if t == "for_range_loop":
         name = simple_name(node.child_by_field_name("declarator"))
-        if name is not None:
-            counts[name] += 1
-            values.add(name)
-    elif t == "enumerator":
+        return [(name, False)] if name is not None else []
+    if t == "enumerator":
         name = node.child_by_field_name("name")
-        if name is not None:
-            counts[name.text] += 1
-            values.add(name.text)
+        return [(name.text, False)] if name is not None else []
+    return []
 
 
 def _own_names(node: Node) -> frozenset:
@@ -459,28 +469,24 @@ class _Pool:
         """The `limit` likeliest candidates for `site`: where the file says the site's type, of
         that type first, then of unknown types (a known other type never); within each, of the
         site's own node type first; then fewest tokens, fewest bytes, first in the file. Each
-        smaller than the site (in tokens, or as many where the site frees a name), in scope
+        smaller than the site in bytes, worth it in tokens (`_Index.most_tokens`), in scope
         there, and not one of the site's own parts (hoist's). At most SCAN candidates that fit
         are looked at per group, which keeps a big file's enumeration linear."""
         mine = index.type_of_expression(site)
-        size, tokens = site.end_byte - site.start_byte, index.tokens_in(site.start_byte, site.end_byte)
+        size = site.end_byte - site.start_byte
+        most = index.most_tokens(site.start_byte, site.end_byte)  # a candidate's tokens that still pay
         parts = {site.text, *_parts(site)}
-        frees = None
         found: list[bytes] = []
         for type_ in ((mine, None) if mine is not None else ("*",)):
             for same_kind in (True, False):
                 looked = 0
                 for c in self.groups.get((type_, site.type if same_kind else None), []):
-                    if c.tokens > tokens or len(found) == limit or looked == SCAN:
+                    if c.tokens > most or len(found) == limit or looked == SCAN:
                         break
                     if (not same_kind and c.kind == site.type) or c.text in parts or len(c.text) >= size \
                             or c.text in found or not fits(c):
                         continue
                     looked += 1
-                    if c.tokens == tokens:
-                        frees = index.frees(site.start_byte, site.end_byte) if frees is None else frees
-                        if not frees:
-                            break
                     if index.visible(c.needs, site):
                         found.append(c.text)
         return found
@@ -672,21 +678,15 @@ def _call_alternatives(src: Source) -> list[tuple[int, int, list[bytes]]]:
             continue
         for replaced, choices in sites:
             size = replaced.end_byte - replaced.start_byte
-            tokens = index.tokens_in(replaced.start_byte, replaced.end_byte)
-            found, frees = [], None
+            found, most = [], index.most_tokens(replaced.start_byte, replaced.end_byte)
             for f, text in choices:
                 if len(found) == SCAN:
                     break
                 if text is None or len(text) >= size:
                     continue
                 mine = 1 if text == f.name else 2 * len(f.scope) + 1  # `a::b::f`
-                if mine > tokens:
-                    continue
-                if mine == tokens:
-                    frees = index.frees(replaced.start_byte, replaced.end_byte) if frees is None else frees
-                    if not frees:
-                        continue
-                found.append(((not f.least <= count <= f.most, mine, len(text), f.start), text))
+                if mine <= most:
+                    found.append(((not f.least <= count <= f.most, mine, len(text), f.start), text))
             texts: list[bytes] = []
             for _, text in sorted(found):
                 if text not in texts and len(texts) < CALL_ALTERNATIVES:
@@ -752,18 +752,14 @@ def _type_alternatives(src: Source) -> list[tuple[int, int, list[bytes]]]:
     out = []
     for site in sites:
         node, argument = site.node, site.kind == "type-argument"
-        size, tokens = node.end_byte - node.start_byte, index.tokens_in(node.start_byte, node.end_byte)
-        alts, looked, frees = [], 0, None
+        size, most = node.end_byte - node.start_byte, index.most_tokens(node.start_byte, node.end_byte)
+        alts, looked = [], 0
         for c in pool:
-            if len(alts) == TYPE_ALTERNATIVES or c.tokens > tokens or looked == SCAN:
+            if len(alts) == TYPE_ALTERNATIVES or c.tokens > most or looked == SCAN:
                 break
             if c.text == node.text or len(c.text) >= size or not (argument or c.kind == "type"):
                 continue
             looked += 1
-            if c.tokens == tokens:
-                frees = index.frees(node.start_byte, node.end_byte) if frees is None else frees
-                if not frees:
-                    break
             if index.visible(c.needs, node):
                 alts.append(c.text)
         if alts:

@@ -109,9 +109,7 @@ def main() -> None:
     args = ap.parse_args()
     checkout = args.checkout.resolve()
     names = args.cases.split(",") if args.cases else SCRIPT_CASES + SPILL_CASES + (MORE_SPILL_CASES if args.all else [])
-    store = json.loads(STORE.read_text()) if STORE.exists() else {}
     commit = commit_of(checkout)
-    against = args.against or next((c for c in reversed(list(store)) if c != commit), None)
     if shutil.which("g++") is None:
         names = [n for n in names if n != "cxx_diag"]
     rows = {}
@@ -121,6 +119,8 @@ def main() -> None:
             rows[key] = measure(checkout, name, jobs, args.keep)
             r = rows[key]
             print(f"{key}: {r}", file=sys.stderr, flush=True)
+    store = json.loads(STORE.read_text()) if STORE.exists() else {}  # again: other runs may have stored since
+    against = args.against or next((c for c in reversed(list(store)) if c != commit), None)
     print(f"quality guard at {commit}, compared with {against or 'nothing stored'}")
     print("| case | bytes | tokens | tests | wall s | written bytes | stored: tokens, tests | verdict |")
     print("|---|---|---|---|---|---|---|---|")

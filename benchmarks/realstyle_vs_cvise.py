@@ -226,6 +226,7 @@ def main() -> None:
     ap.add_argument("--grace", type=float, default=300.0, help="seconds a SIGTERMed reducer gets for its report")
     ap.add_argument("--table-names", default=",".join(TABLE_NAMES),
                     help="identifiers whose presence means the config table is left")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per compile, for every reducer")
     args = ap.parse_args()
     variants = tuple(v for v in (args.only.split(",") if args.only else VARIANTS))
     if unknown := set(variants) - set(VARIANTS):
@@ -235,6 +236,9 @@ def main() -> None:
     case = args.case.resolve()
     repro = case / "repro.hip"
     flags = absolute_flags(shlex.split((case / "flags").read_text()))
+    # a case whose effect is not the default spill differential says which predicate holds on it
+    predicate = (case / "predicate").read_text().strip() if (case / "predicate").exists() else None
+    oracle_args = [*(["--predicate", predicate] if predicate else []), "--timeout", str(args.timeout)]
     limit = args.minutes * 60
     table_names = tuple(n for n in args.table_names.split(",") if n)
 
@@ -244,7 +248,7 @@ def main() -> None:
         src = work / "repro.hip"  # C-Vise's start = what ours starts from after flattening
         src.write_bytes(flat)
         start_bytes, start_tokens = len(flat), count_tokens(flat)
-        report = run_check(src, flags, timeout=600)
+        report = run_check(src, flags, predicate=predicate, timeout=max(600.0, args.timeout))
         targets = [k["name"] for k in report["kernels"] if k["interesting"]]
         if not targets:
             raise SystemExit("the flattened case is not interesting")
@@ -253,15 +257,16 @@ def main() -> None:
         reducers: dict[str, Reducer] = {}
         baseline_tree = None
         if "ours" in variants:
-            reducers["ours"] = Reducer("ours", ROOT, repro, flags, shlex.split(args.ours_args), args.jobs, work)
+            reducers["ours"] = Reducer("ours", ROOT, repro, flags, [*oracle_args, *shlex.split(args.ours_args)],
+                                       args.jobs, work)
         if "baseline" in variants:
             if args.baseline_args is not None:
-                reducers["baseline"] = Reducer("baseline", ROOT, repro, flags, shlex.split(args.baseline_args),
-                                               args.jobs, work)
+                reducers["baseline"] = Reducer("baseline", ROOT, repro, flags,
+                                               [*oracle_args, *shlex.split(args.baseline_args)], args.jobs, work)
                 labels["baseline"] = f"ours without the mechanism ({_rev(ROOT)} {args.baseline_args})"
             else:
                 baseline_tree = git_worktree(args.baseline_rev, work / "baseline-tree")
-                reducers["baseline"] = Reducer("baseline", baseline_tree, repro, flags, [], args.jobs, work)
+                reducers["baseline"] = Reducer("baseline", baseline_tree, repro, flags, oracle_args, args.jobs, work)
                 labels["baseline"] = f"ours without the mechanism ({_rev(baseline_tree)})"
         print(f"case {case.name}: flattened {start_bytes} bytes, {start_tokens} tokens; targets: {len(targets)} "
               f"kernel(s); {args.minutes:g} min at -j {args.jobs}"
@@ -291,7 +296,8 @@ def main() -> None:
         cvise_row: dict = {}
 
         def cvise() -> None:
-            cvise_row.update(run_cvise(src, flags, " ".join(targets), args.jobs, lambda: limit, work))
+            cvise_row.update(run_cvise(src, flags, " ".join(targets), args.jobs, lambda: limit, work, predicate,
+                                       args.timeout))
 
         def run_group(group: list[str]) -> None:
             """Start `group` together, stop whatever still runs after `limit` s."""
@@ -339,7 +345,8 @@ def main() -> None:
             row.update(bytes=len(text), tokens=count_tokens(text), **kernel_shape(text, table_names))
             check = work / f"check-{v}.hip"
             check.write_bytes(text)
-            row["interesting"] = run_check(check, flags, timeout=600)["interesting"]
+            row["interesting"] = run_check(check, flags, predicate=predicate,
+                                           timeout=max(600.0, args.timeout))["interesting"]
             rows[v] = row
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

@@ -33,10 +33,12 @@ def count_lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def run_cvise(src: Path, abs_flags: list[str], kernel: str, jobs: int, limit: Callable[[], float], work: Path) -> dict:
+def run_cvise(src: Path, abs_flags: list[str], kernel: str, jobs: int, limit: Callable[[], float], work: Path,
+              predicate: str | None = None, timeout: float = 300.0) -> dict:
     """C-Vise on a copy of `src` with the built-in oracle behind spill_test.py (UB guard included,
-    its limit measured once here), stopped once it has run `limit()` seconds (asked every second,
-    so a limit that depends on a concurrent run can still change); its best file then."""
+    its limit measured once here; `predicate`, or the default one), stopped once it has run
+    `limit()` seconds (asked every second, so a limit that depends on a concurrent run can still
+    change); its best file then."""
     cv = work / "cvise"
     cv.mkdir()
     shutil.copy(src, cv / src.name)
@@ -46,9 +48,11 @@ def run_cvise(src: Path, abs_flags: list[str], kernel: str, jobs: int, limit: Ca
     script.chmod(0o755)
     uninit = SpillSetup(src, abs_flags).compiler.uninitialized(src.read_bytes())
     env = {**os.environ, "SPILL_FILE": src.name, "SPILL_FLAGS": shlex.join(abs_flags), "SPILL_KERNEL": kernel,
-           "SPILL_UNINIT": str(uninit)}
+           "SPILL_UNINIT": str(uninit), "SPILL_PREDICATE": predicate or "", "SPILL_TIMEOUT": str(timeout)}
     start = time.monotonic()
-    proc = subprocess.Popen(["cvise", "--n", str(jobs), str(script), src.name], cwd=cv, env=env,
+    # C-Vise's own per-test timeout covers both compiles of a test
+    proc = subprocess.Popen(["cvise", "--n", str(jobs), "--timeout", str(int(2 * timeout)), str(script), src.name],
+                            cwd=cv, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     while proc.poll() is None and time.monotonic() - start < limit():
         time.sleep(1.0)
@@ -76,7 +80,6 @@ def bench(case: Path, jobs: int, factor: float) -> list[dict]:
         abs_flags = [f if not f.startswith("-I") else "-I" + str((ROOT / f[2:]).resolve()) for f in flags]
 
         out = work / "ours.hip"
-        calls = work / "calls-ours"
         start = time.monotonic()
         done = subprocess.run([str(ROOT / ".venv/bin/reduce"), str(src), "-o", str(out), "-j", str(jobs), "-q",
                                "--", *abs_flags], cwd=work, capture_output=True, text=True)

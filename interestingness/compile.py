@@ -3,24 +3,38 @@
 Device code only, default offload driver, one fresh temp dir per compile so concurrent tests
 never share files. Output-shaping flags from the user are dropped: we decide what is emitted,
 and some (`-save-temps`) would silently change the LTO figures.
+
+Two ways to build (`Build`): through the driver, one compile per side, each with its own front
+end; or with one shared front end (`Compiler.shared_front_end`): the device cc1 of the LTO side
+stops at the bitcode IRGen made (`-disable-llvm-passes`, use-list order kept), and both sides'
+pipelines run from it, with the cc1 and lld commands the driver itself would run (`-###`). The
+oracle uses the second only once the original builds the same code and figures both ways.
 """
 from __future__ import annotations
 
 import errno
+import functools
+import json
 import logging
 import os
 import re
 import shlex
 import shutil
+import signal
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree, materialise
 from interestingness.diagnostics import first_error
 from interestingness.hip_headers import HipHeaders, resolve
+from interestingness.ir_memo import IrMemo
+from interestingness.metrics import Summary, summarise
 from interestingness.path_flags import INCLUDE_DIRS, path_flag, path_flags
 from interestingness.process import run, test_dir
 from interestingness.toolchain import Toolchain
@@ -120,10 +134,20 @@ class Compiled:
     artifacts: str | None = None  # temp dir kept for inspection
     uninitialized: int = 0  # front-end warnings of uninitialized uses (UNINITIALIZED)
     stderr: str = ""  # the compiler's stderr, kept only when asked (compile's keep_stderr)
+    # with the shared front end: the commands run from its bitcode (`command` is the driver's
+    # build they stand for), and whether the IR memo answered ("hit": no backend ran) or not ("miss")
+    pipeline: tuple[tuple[str, ...], ...] = ()
+    memo: str | None = None
+    analysed: Summary | None = None  # the summary, when it came from the IR memo (then no `asm`)
 
     @property
     def ok(self) -> bool:
         return self.failure is None
+
+    @functools.cached_property
+    def summary(self) -> Summary:
+        """Every kernel's figures and code digest (metrics.summarise of `asm`)."""
+        return self.analysed if self.analysed is not None else summarise(self.asm)
 
 
 @dataclass(frozen=True)
@@ -143,6 +167,9 @@ class Compiler:
     # read `#include <hip/hip_runtime.h>` from a PCH where it leads the candidate (prefix_pch); the
     # oracle sets it once the original builds the same code with it
     pch: bool = False
+    # one device front end per candidate, both sides' pipelines from its bitcode (`Build`); the
+    # oracle sets it once the original builds the same code and figures with it
+    shared_front_end: bool = False
 
     def __post_init__(self) -> None:
         if self.hip is None:
@@ -189,7 +216,7 @@ class Compiler:
         LTO link, for `reduce explain`), after `extra`; unlike `extra` they leave the PCH's command
         alone, since they cannot change how a header parses. `keep_stderr` keeps the compiler's
         stderr in the result (opt-bisect's log, IR dumps)."""
-        env = {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
+        env = self._env()
         pch = self._pch(side, extra, content, env)
         cmd = self.command(side, emit, [*extra, *passes, *pch])
         try:
@@ -230,6 +257,122 @@ class Compiler:
         finally:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
+
+    def build(self, content: bytes, extra: Sequence[str] = (), memo: IrMemo | None = None) -> Build:
+        """The builds of `content` with `extra` flags, each side on first ask (`Build.side`)."""
+        return Build(self, content, tuple(extra), memo)
+
+    def _env(self) -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
+
+    def front_end(self, content: bytes, extra: Sequence[str] = ()) -> FrontEnd:
+        """The shared front end's run on `content`: the LTO side's device cc1, stopped at IRGen's
+        bitcode. Its diagnostics are the candidate's (errors, -Wuninitialized warnings)."""
+        env = self._env()
+        pch = self._pch(LTO, extra, content, env)
+        start = time.monotonic()
+        try:
+            cmd = self.shared_commands(extra, pch).front_end
+        except SharedFrontEndError as e:
+            return FrontEnd(b"", time.monotonic() - start, (), failure="infra", message=str(e))
+        try:
+            work = test_dir("reduce-fe-", self.tmp_parent)
+        except OSError as e:
+            return FrontEnd(b"", 0.0, cmd, failure="infra", message=f"temp dir: {e}")
+        try:
+            self._write(work, content)
+            res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)})
+            kept = str(work) if self.keep_artifacts else None
+            failed = _failure(res, self.timeout, pch[-1] if pch else None)
+            if failed is not None:
+                if failed[0] == "infra" and pch and pch[-1] in res.stderr:
+                    prefix_pch.forget(pch[-1])
+                return FrontEnd(b"", res.seconds, cmd, failure=failed[0], message=failed[1], artifacts=kept)
+            bitcode = (work / FE_OUT).read_bytes()
+            return FrontEnd(bitcode, res.seconds, cmd, uninitialized=len(UNINITIALIZED.findall(res.stderr)),
+                            artifacts=kept)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE, errno.ENOENT):
+                return FrontEnd(b"", 0.0, cmd, failure="infra", message=str(e))
+            raise
+        finally:
+            if not self.keep_artifacts:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def backend(self, side: str, front_end: FrontEnd, extra: Sequence[str] = ()) -> Compiled:
+        """`side` built from the front end's bitcode, with the pipelines the driver would run
+        after it (`shared_commands`), within what the front end left of the timeout. With
+        `keep_artifacts`, in the front end's directory: one directory per candidate and flags."""
+        env = self._env()
+        driver = tuple(self.command(side, extra=extra))
+        start = time.monotonic()
+        try:
+            pipeline = self.shared_commands(extra).pipelines[side]
+        except SharedFrontEndError as e:
+            return Compiled(side, driver, time.monotonic() - start, failure="infra", message=str(e))
+        try:
+            work = Path(front_end.artifacts) if front_end.artifacts else test_dir(f"reduce-{side}-", self.tmp_parent)
+        except OSError as e:
+            return Compiled(side, driver, 0.0, failure="infra", message=f"temp dir: {e}", pipeline=pipeline)
+        seconds = 0.0
+        try:
+            if not front_end.artifacts:
+                (work / FE_OUT).write_bytes(front_end.bitcode)
+            kept = str(work) if self.keep_artifacts else None
+            for cmd in pipeline:
+                left = self.timeout - front_end.seconds - seconds
+                if left <= 0:
+                    return Compiled(side, driver, seconds, failure="timeout", message=f"timeout after {self.timeout:g}s",
+                                    artifacts=kept, pipeline=pipeline)
+                res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)})
+                seconds += res.seconds
+                failed = _failure(res, self.timeout, None)
+                if failed is not None:
+                    return Compiled(side, driver, seconds, failure=failed[0], message=failed[1], artifacts=kept,
+                                    pipeline=pipeline)
+            files = _asm_files(work, side)
+            if not files:
+                return Compiled(side, driver, seconds, failure="error", artifacts=kept, pipeline=pipeline,
+                                message=f"no assembly produced (looked for {ASM_OUT}*)")
+            asm = tuple(f.read_text(errors="replace") for f in files)
+            return Compiled(side, driver, seconds, asm=asm, artifacts=kept, pipeline=pipeline,
+                            uninitialized=front_end.uninitialized)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE):
+                return Compiled(side, driver, seconds, failure="infra", message=str(e), pipeline=pipeline)
+            raise
+        finally:
+            if not self.keep_artifacts:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def shared_commands(self, extra: Sequence[str] = (), pch: Sequence[str] = ()) -> SharedCommands:
+        """The shared front end's command (with the PCH flags `pch`) and each side's pipeline
+        from its bitcode, derived from the cc1 and lld jobs the driver prints (`-###`) for the
+        side's compile with `extra`. Paths into the build's directory are written `WORK`."""
+        env = self._env()
+        lto = driver_jobs(self.command(LTO, extra=extra), env, self.file_name, self.tmp_parent)
+        nolto = driver_jobs(self.command(NOLTO, extra=extra), env, self.file_name, self.tmp_parent)
+        operand = _operand(self.file_name)
+        if len(lto) != 2 or len(nolto) != 1 or not all(_is_cc1(j[0], operand) for j in (lto, nolto)):
+            raise SharedFrontEndError(f"unexpected driver jobs: {len(lto)} for the LTO side, {len(nolto)} without LTO")
+        (cc1, lld), (cc1_nolto,) = lto, nolto
+        if "-emit-llvm-bc" not in cc1 or "-o" not in lld:
+            raise SharedFrontEndError("the LTO side's device compile does not emit bitcode for a link")
+        intermediate = _value(cc1, "-o")
+        if intermediate not in lld or _value(lld, "-o") != ASM_OUT:
+            raise SharedFrontEndError("the LTO link does not read the device compile's bitcode")
+        front_end = cc1
+        if pch:  # the PCH's path is this process's: the unit's id must not depend on it (it names a symbol)
+            with_pch = driver_jobs(self.command(LTO, extra=[*extra, *pch]), env, self.file_name, self.tmp_parent)
+            if len(with_pch) != 2 or not _is_cc1(with_pch[0], operand):
+                raise SharedFrontEndError("unexpected driver jobs with the PCH")
+            front_end = tuple(_value_replaced(with_pch[0], "-cuid=", _prefixed(cc1, "-cuid=")))
+        front_end = _with_output(front_end, FE_OUT)
+        i = front_end.index("-o")
+        front_end = (*front_end[:i], *[f for f in _FRONT_END_ONLY if f not in front_end], *front_end[i:])
+        prelink = _with_output(_from_ir(cc1), PRE_OUT)
+        link = tuple(PRE_OUT if a == intermediate else a for a in lld)
+        return SharedCommands(tuple(front_end), {LTO: (prelink, link), NOLTO: (_from_ir(cc1_nolto),)})
 
     def _pch(self, side: str, extra: Sequence[str], content: bytes, env: dict[str, str]) -> list[str]:
         """The flags that read the HIP runtime header from a PCH, when it leads `content`."""
@@ -278,6 +421,207 @@ class Compiler:
 
 
 _HEADER_LINE = re.compile(r"^\.+ ")
+
+FE_OUT, PRE_OUT = "fe.bc", "pre.bc"  # the shared front end's bitcode; the LTO pre-link's
+WORK = "\0WORK"  # in shared_commands: the build's own directory, replaced by it when run
+_FRONT_END_ONLY = ("-disable-llvm-passes", "-emit-llvm-uselists")  # IRGen's module, uses in their order
+# Signals a compiler dies of when it crashes: the driver reports those of its in-process cc1 as
+# an error (a verdict); a cc1 run directly dies of them. Others (SIGKILL) are the machine's.
+_CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGILL, signal.SIGBUS, signal.SIGFPE, signal.SIGTRAP}
+
+
+class SharedFrontEndError(RuntimeError):
+    """The driver's jobs are not the ones the shared front end knows how to split."""
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One shared front-end run: the bitcode, or why there is none."""
+
+    bitcode: bytes
+    seconds: float
+    command: tuple[str, ...]
+    failure: str | None = None  # as Compiled's
+    message: str = ""
+    uninitialized: int = 0
+    artifacts: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+@dataclass(frozen=True)
+class SharedCommands:
+    """The shared front end's command and, per side, the commands that build it from FE_OUT."""
+
+    front_end: tuple[str, ...]
+    pipelines: dict[str, tuple[tuple[str, ...], ...]]
+
+
+class Build:
+    """The builds of one candidate (with extra flags), each side on its first ask.
+
+    Through the driver a side is one compile. With the compiler's shared front end, the front
+    end runs once, on the first ask, and gives the candidate's diagnostics to both sides; each
+    side then runs its pipelines from the bitcode, or, when `memo` holds a build of the same
+    bitcode by the same pipelines, takes that build's summary without running them."""
+
+    def __init__(self, compiler: Compiler, content: bytes, extra: tuple[str, ...] = (), memo: IrMemo | None = None):
+        self.compiler, self.content, self.extra, self.memo = compiler, content, extra, memo
+        self._front_end: FrontEnd | None = None
+        self._sides: dict[str, Compiled] = {}
+
+    def side(self, side: str) -> Compiled:
+        if side not in self._sides:
+            if self.compiler.shared_front_end:
+                self._sides[side] = self._shared(side)
+            else:
+                self._sides[side] = self.compiler.compile(side, self.content, extra=self.extra)
+        return self._sides[side]
+
+    @property
+    def front_end_seconds(self) -> float:
+        return self._front_end.seconds if self._front_end is not None else 0.0
+
+    def _shared(self, side: str) -> Compiled:
+        first = self._front_end is None
+        if first:
+            self._front_end = self.compiler.front_end(self.content, self.extra)
+        fe = self._front_end
+        fe_seconds = fe.seconds if first else 0.0  # a side's seconds: the front end's go to the first
+        if not fe.ok:
+            return Compiled(side, fe.command, fe_seconds, failure=fe.failure, message=fe.message,
+                            artifacts=fe.artifacts, uninitialized=fe.uninitialized)
+        key = None
+        if self.memo is not None:
+            try:
+                key = self._memo_key(side)
+            except SharedFrontEndError:
+                key = None
+        hit = self.memo.get(fe.bitcode, key) if key is not None else None
+        if hit is not None and not (isinstance(hit.get("summary"), dict) or hit.get("failure") == "error"):
+            hit = None  # not an entry this code wrote: build
+        if hit is not None:
+            if fe.seconds + hit.get("seconds", 0.0) > self.compiler.timeout:  # as that build would have
+                return Compiled(side, fe.command, fe_seconds, failure="timeout", memo="hit",
+                                message=f"timeout after {self.compiler.timeout:g}s (the IR's build took "
+                                        f"{hit.get('seconds', 0.0):g}s after a front end of {fe.seconds:.3g}s)")
+            return Compiled(side, tuple(self.compiler.command(side, extra=self.extra)), fe_seconds,
+                            failure=hit.get("failure"), message=hit.get("message", ""),
+                            uninitialized=fe.uninitialized, memo="hit",
+                            analysed=Summary.from_json(hit["summary"]) if "summary" in hit else None)
+        c = self.compiler.backend(side, fe, self.extra)
+        c = dataclasses_replace(c, seconds=c.seconds + fe_seconds, memo="miss" if key is not None else None)
+        if key is not None and (c.ok or c.failure == "error"):  # deterministic outcomes only
+            value: dict[str, Any] = {"seconds": round(c.seconds - fe_seconds, 3)}
+            value.update({"summary": c.summary.to_json()} if c.ok else {"failure": c.failure, "message": c.message})
+            self.memo.put(fe.bitcode, key, value)
+        return c
+
+    def _memo_key(self, side: str) -> str:
+        """Everything but the bitcode that decides what `side`'s pipelines make of it."""
+        c = self.compiler
+        return json.dumps({"memo": "shared-front-end/1", "side": side,
+                           "pipeline": c.shared_commands(self.extra).pipelines[side],
+                           "toolchain": c.toolchain.identity(), "env": dict(c.env)}, sort_keys=True)
+
+
+_jobs_lock = threading.Lock()
+_jobs: dict[tuple, tuple[tuple[str, ...], ...]] = {}
+
+
+def driver_jobs(command: Sequence[str], env: Mapping[str, str], file_name: str,
+                tmp_parent: str | None) -> tuple[tuple[str, ...], ...]:
+    """The jobs (argument lists) the driver runs for `command` (its `-###`), with paths into the
+    directory it runs in written WORK; once per process and command."""
+    key = (tuple(command), tuple(sorted(env.items())), file_name)
+    with _jobs_lock:
+        if key in _jobs:
+            return _jobs[key]
+    probe = test_dir("reduce-jobs-", tmp_parent)
+    try:
+        (probe / file_name).parent.mkdir(parents=True, exist_ok=True)
+        (probe / file_name).write_bytes(b"")
+        res = run([*command, "-###"], cwd=probe, timeout=60, env=dict(env) | {"TMPDIR": str(probe)})
+        if res.returncode != 0:
+            raise SharedFrontEndError(f"the driver's -### failed: {_first_lines(res.stderr)}")
+        here = str(probe)
+        jobs = tuple(tuple(_relocated(a, here) for a in shlex.split(line))
+                     for line in res.stderr.splitlines() if line.startswith(' "'))
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    with _jobs_lock:
+        _jobs[key] = jobs
+    return jobs
+
+
+def _relocated(arg: str, here: str) -> str:
+    return arg.replace(here, WORK) if here in arg else arg
+
+
+def _in(cmd: Sequence[str], work: Path) -> list[str]:
+    return [a.replace(WORK, str(work)) for a in cmd]
+
+
+def _is_cc1(job: Sequence[str], operand: str) -> bool:
+    return len(job) > 4 and job[1] == "-cc1" and job[-3] == "-x" and job[-1] == operand
+
+
+def _value(job: Sequence[str], option: str) -> str | None:
+    return job[job.index(option) + 1] if option in job[:-1] else None
+
+
+def _prefixed(job: Sequence[str], prefix: str) -> str | None:
+    return next((a for a in job if a.startswith(prefix)), None)
+
+
+def _value_replaced(job: Sequence[str], prefix: str, replacement: str | None) -> list[str]:
+    if replacement is None:
+        return list(job)
+    return [replacement if a.startswith(prefix) else a for a in job]
+
+
+def _with_output(job: Sequence[str], output: str) -> tuple[str, ...]:
+    i = list(job).index("-o")
+    return (*job[:i + 1], output, *job[i + 2:])
+
+
+# cc1 options that name the front end's inputs: the bitcode has read them already (device
+# libraries are linked into it; a language standard is refused with IR input)
+_DROP_WITH_VALUE = ("-mlink-builtin-bitcode", "-mlink-bitcode-file", "-include-pch", "-include")
+_DROP_JOINED = ("-std=",)
+
+
+def _from_ir(job: Sequence[str]) -> tuple[str, ...]:
+    """A device cc1 job reading FE_OUT as IR instead of the source."""
+    out: list[str] = []
+    args = list(job[:-3])
+    i = 0
+    while i < len(args):
+        if args[i] in _DROP_WITH_VALUE:
+            i += 2
+            continue
+        if not args[i].startswith(_DROP_JOINED):
+            out.append(args[i])
+        i += 1
+    return (*out, "-x", "ir", FE_OUT)
+
+
+def _failure(res, timeout: float, pch: str | None) -> tuple[str, str] | None:
+    """(failure, message) of one run of a cc1 or lld, None when it succeeded."""
+    if res.timed_out:
+        return "timeout", f"timeout after {timeout:g}s"
+    if pch and res.returncode != 0 and pch in res.stderr:
+        return "infra", _first_lines(res.stderr)
+    sig = res.killed_by_signal
+    if (sig and sig not in _CRASH_SIGNALS) or INFRA_STDERR.search(res.stderr):
+        return "infra", f"signal {sig}" if sig and sig not in _CRASH_SIGNALS else _first_lines(res.stderr)
+    if sig:
+        return "error", f"the compiler crashed (signal {sig}): {first_error(res.stderr) or _first_lines(res.stderr)}"
+    if res.returncode != 0:
+        return "error", first_error(res.stderr)
+    return None
 
 
 def _operand(file_name: str) -> str:

@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from joblib import Parallel, delayed
 
@@ -704,7 +704,16 @@ def _first_lines(text: str, n: int = 4) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[:n])
 
 
-def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str], passes: Sequence[str] | None,
+def default_stages(base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
+    """The stages ablated unless asked: the LTO side's (link, pre-link) when it has the spill; all
+    three for the reverse predicate (the no-LTO side spills more), where the no-LTO compile's
+    passes are the suspects too."""
+    def spills(side: str) -> int:
+        return (base.get(side) or {}).get("spill_ops") or 0
+    return (LINK, PRELINK) if spills(LTO) >= spills(NOLTO) else SOURCE_STAGES
+
+
+def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str] | None, passes: Sequence[str] | None,
          dumps: bool, search: bool) -> ExplainResult:
     """Logs, ablation, instance search and dumps, into `result` (whose baseline the logs give)."""
     b = ex.b
@@ -728,6 +737,8 @@ def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str], passes: S
         raise ExplainError("not-interesting", f"the predicate does not hold on the builds with opt-bisect's log: {why}")
     seconds = {stage: build.seconds for stage, build in zip(b.stages, logs)}
     result.phases["logs"] = time.monotonic() - started
+    if stages is None:
+        stages = default_stages(base)
 
     if not ex.gates.disable:
         if ex.gates.intervals:
@@ -795,7 +806,7 @@ def explain_file(
     predicate: str | None = None,
     kernels: Sequence[str] | None = None,
     jobs: int = 2,
-    stages: Sequence[str] = SOURCE_STAGES,
+    stages: Sequence[str] | None = None,
     passes: Sequence[str] | None = None,
     dumps: bool = True,
     search: bool = True,
@@ -817,7 +828,7 @@ def explain_file(
     temporary directory by default, removed at the end). `progress(kind, **info)` is called with
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
     "note" (message). Raises ExplainError ("not-interesting": the verdict's reason)."""
-    unknown = [s for s in stages if s not in SOURCE_STAGES]
+    unknown = [s for s in stages or () if s not in SOURCE_STAGES]
     if unknown:
         raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
     started = time.monotonic()

@@ -7,6 +7,7 @@ kernel's label and its `.Lfunc_end` (the kernel body only, not non-inlined calle
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,38 @@ def analyse(asm_texts: Iterable[str]) -> dict[str, Metrics]:
 def code(asm_texts: Iterable[str]) -> dict[str, tuple[Instruction, ...]]:
     """{mangled kernel name: its instructions} over all asm files of one build."""
     return {k.name: k.body for text in asm_texts for k in parse_kernels(text)}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a verdict reads of one build's assembly: every kernel's figures, and a digest of its
+    instructions. Small, and plain JSON: the IR memo (interestingness/ir_memo.py) keeps it
+    instead of the assembly."""
+
+    metrics: dict[str, Metrics]
+    digests: dict[str, list]  # {kernel: [sha256 of its instructions, how many]}
+
+    def to_json(self) -> dict:
+        return {"metrics": self.metrics, "digests": self.digests}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Summary:
+        return cls(data["metrics"], data["digests"])
+
+
+def summarise(asm_texts: Iterable[str]) -> Summary:
+    """`analyse` and the digest of every kernel's `code`, from one parse."""
+    metrics: dict[str, Metrics] = {}
+    digests: dict[str, list] = {}
+    for text in asm_texts:
+        for k in parse_kernels(text):
+            metrics[k.name] = {m.name: m.compute(k) for m in METRICS}
+            digests[k.name] = [instructions_sha256(k.body), len(k.body)]
+    return Summary(metrics, digests)
+
+
+def instructions_sha256(body: tuple[Instruction, ...]) -> str:
+    return hashlib.sha256(repr(body).encode()).hexdigest()
 
 
 _LABEL = re.compile(r'^"?([^\s":;]+)"?:')

@@ -10,6 +10,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from interestingness.bundle import Tree
 from interestingness.check import run_check
+from interestingness.explain import ExplainError, explain_file, write_explain
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.script import ScriptError, ScriptOracle
 from interestingness.spill import SpillOracle, SpillSetup
@@ -108,6 +109,9 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
     if oracle.compiler.pch:
         say("HIP headers: <hip/hip_runtime.h> read from a precompiled header where it leads a candidate (the "
             "original builds the same code with it)")
+    if oracle.compiler.shared_front_end:
+        say("builds: one device front end per candidate, both sides' pipelines from its bitcode, and what they "
+            "made of a bitcode kept for candidates with the same IR (the original builds the same code so)")
     for why in oracle.guards_off:
         say(f"note: {why}")
     guards = Guards(options.ub_guard, oracle.init_guard, bool(oracle.loop_targets), oracle.guards_off)
@@ -120,3 +124,18 @@ def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Se
     predicate and HIP headers, for `kernels`."""
     return run_check(options.file, options.flags, content=content, clang=options.clang, kernel=kernels,
                      predicate=options.predicate, timeout=options.timeout, tree=tree, hip_headers=options.hip_headers)
+
+
+def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,
+            bundle: Path, workdir: Path, say: Callable[[str], None]) -> Path | None:
+    """`reduce explain` of a reduction's result (a file set of `tree`, if given), into the bundle's
+    EXPLAIN.md: which compiler passes make the difference. None, said why, when it cannot."""
+    say("explaining the result: which compiler passes make the difference (--no-explain skips it)...")
+    try:
+        result = explain_file(options.file, options.flags, clang=options.clang, predicate=options.predicate,
+                              kernels=list(kernels), jobs=jobs, timeout=options.timeout,
+                              hip_headers=options.hip_headers, content=content, tree=tree, workdir=workdir)
+    except ExplainError as e:
+        say(f"note: no EXPLAIN.md: {e}")
+        return None
+    return write_explain(result, bundle)

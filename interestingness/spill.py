@@ -7,15 +7,17 @@ tries lose the spill, so this halves their cost).
 
 An oracle is built whole, in two stages: a `SpillSetup` holds what is known before the original
 is seen (compiler, predicate, kernels named, guards asked for), and its `resolve` builds the
-original and decides the rest (targets, guard levels, lean shim, PCH), or its `restore` takes a
+original and decides the rest (targets, guard levels, lean shim, PCH, shared front end), or its `restore` takes a
 resumed run's recorded decisions without a build. `reduce check` needs only the setup.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import hashlib
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,16 +25,18 @@ from typing import Any, Mapping, Sequence
 
 from interestingness import prefix_pch
 from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, prepare_flags
+from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, SharedFrontEndError, prepare_flags
 from interestingness.hip_headers import resolve as resolve_hip_headers
-from interestingness.metrics import Metrics, analyse, code, demangle
+from interestingness.ir_memo import IrMemo, default_directory
+from interestingness.metrics import Metrics, demangle, summarise
 from interestingness.predicates import DEFAULT_PREDICATE, Predicate
 from interestingness.toolchain import Toolchain, find_toolchain
-from interestingness.verdict import Verdict
+from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
-# for a layout key that let a respacing which changes the tokens share a verdict)
-IDENTITY_VERSION = "spill-differential/4"
+# for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
+# its test's alone, the init guard's confirmation a record of its own (before, a confirmed verdict)
+IDENTITY_VERSION = "spill-differential/5"
 INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 
@@ -56,8 +60,9 @@ class Measurement:
 
 def measure(compiler: Compiler, content: bytes, extra: Sequence[str] = ()) -> Measurement:
     """Both sides of `content` built by `compiler` (no laziness), with `extra` flags."""
-    compiled = {side: compiler.compile(side, content, extra=extra) for side in SIDES}
-    metrics = {side: analyse(c.asm) if c.ok else None for side, c in compiled.items()}
+    build = compiler.build(content, extra)
+    compiled = {side: build.side(side) for side in SIDES}
+    metrics = {side: c.summary.metrics if c.ok else None for side, c in compiled.items()}
     return Measurement(compiled, metrics)
 
 
@@ -187,10 +192,13 @@ class SpillSetup:
         lean = lean_hip is not None and self._builds_the_same(original, m, dataclasses.replace(self.compiler, hip=lean_hip))
         chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
         pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
+        # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
+        shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
+        chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
         headers = files_sha256(self.compiler.headers(original))
 
         def oracle(init_guard: str | bool, guards_off: list[str]) -> SpillOracle:
-            return SpillOracle(dataclasses.replace(chosen, pch=pch), self.predicate, targets, kernels=self.kernels,
+            return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
                                uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
                                loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
                                showing_effect=interesting, guards_off=guards_off)
@@ -216,7 +224,9 @@ class SpillSetup:
         if settings.get("lean_shim"):  # (already lean: as it is)
             compiler = dataclasses.replace(compiler, hip=compiler.hip.lean() or compiler.hip)
         headers = files_sha256(self.compiler.headers(original))
-        return SpillOracle(dataclasses.replace(compiler, pch=settings.get("pch", False)), self.predicate,
+        compiler = dataclasses.replace(compiler, pch=settings.get("pch", False),
+                                       shared_front_end=settings.get("shared_front_end", False))
+        return SpillOracle(compiler, self.predicate,
                            settings["targets"], kernels=self.kernels,
                            uninitialized=self.compiler.uninitialized(original) if self.ub_guard else None,
                            loop_targets=settings.get("loop_targets", ()),
@@ -227,13 +237,21 @@ class SpillSetup:
         """Whether the original builds the same code and figures, both sides, with `compiler` as
         with the setup's (`m`). A cheaper variant of the commands is used only then: the shim's
         lean variant (`HipHeaders.lean`, part of the commands, so of the identity: a candidate
-        that needs the missing headers fails to build and is refused) or the prefix PCH (the same
-        tokens, so not part of the identity). Decided once, from the original (notes/oracle.md)."""
-        o = measure(compiler, original)
+        that needs the missing headers fails to build and is refused), the prefix PCH (the same
+        tokens, so not part of the identity) or the shared front end (one front end, both sides'
+        pipelines from its bitcode: part of the identity). Decided once, from the original
+        (notes/oracle.md)."""
+        try:
+            o = measure(compiler, original)
+        except SharedFrontEndError:
+            return False
         if not all(c.ok for c in o.compiled.values()) or o.metrics != m.metrics:
             return False
+        if any(o.compiled[s].uninitialized != m.compiled[s].uninitialized for s in SIDES):
+            return False  # the UB guard's count: front-end diagnostics must be the same too
         kernels = m.kernel_names()
-        return all(code_digests(o.compiled[s].asm, kernels) == code_digests(m.compiled[s].asm, kernels) for s in SIDES)
+        return all(target_digests(o.compiled[s].summary.digests, kernels) ==
+                   target_digests(m.compiled[s].summary.digests, kernels) for s in SIDES)
 
 
 class SpillOracle:
@@ -274,6 +292,8 @@ class SpillOracle:
         self.headers_sha256 = headers_sha256
         self.showing_effect = tuple(showing_effect)
         self.guards_off = list(guards_off)
+        # the sides' summaries by front-end bitcode, for every process of the run (ir_memo)
+        self.memo = _memo(compiler) if compiler.shared_front_end else None
 
     @property
     def toolchain(self) -> Toolchain:
@@ -294,12 +314,14 @@ class SpillOracle:
             "loop_targets": list(self.loop_targets),
             "env": dict(self.compiler.env),
             "timeout": self.compiler.timeout,
+            **({"front_end": SHARED_FRONT_END} if self.compiler.shared_front_end else {}),
         }
 
     def settings(self) -> dict[str, Any]:
         """What resolving decided, for `SpillSetup.restore` in a resumed run."""
         return {"targets": list(self.targets), "loop_targets": list(self.loop_targets),
-                "init_guard": self.init_guard, "lean_shim": self.compiler.hip.is_lean, "pch": self.compiler.pch}
+                "init_guard": self.init_guard, "lean_shim": self.compiler.hip.is_lean, "pch": self.compiler.pch,
+                "shared_front_end": self.compiler.shared_front_end}
 
     def test(self, content: bytes) -> Verdict:
         """The spill differential, with the UB and loop guards. The init guard is `confirm`'s."""
@@ -313,11 +335,19 @@ class SpillOracle:
         return len(INIT_MODES) if self.init_guard else 0
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
-        """The init guard with INIT_MODES[step], for a candidate about to be kept (`verdict` is
-        its interesting `test`): an LTO build (two, at level "verdict") paid by the few
-        candidates that are accepted, not by every speculative one that happens to be interesting."""
+        """The init guard with INIT_MODES[step], for a candidate kept (`verdict` is its
+        interesting `test`; without its details, as replayed from a journal, the plain LTO code
+        is built again): an LTO build (two, at level "verdict") paid by the candidates kept, at
+        their checkpoints, not by every speculative one that happens to be interesting."""
         start = time.monotonic()
-        failed = self._init_failure(content, verdict.details.get("lto_code", {}), INIT_MODES[step])
+        plain = verdict.details.get("lto_code")
+        if plain is None and self.init_guard == "code":
+            built = self.compiler.compile(LTO, content)
+            if not built.ok:
+                return Verdict(False, f"init guard: the candidate does not build ({built.failure}): {built.message}",
+                               infra_failure=built.failure == "infra", seconds=time.monotonic() - start)
+            plain = code_digests(built.asm, self.targets)
+        failed = self._init_failure(content, plain or {}, INIT_MODES[step])
         return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
                        seconds=time.monotonic() - start)
 
@@ -325,7 +355,7 @@ class SpillOracle:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
         it does (`plain`: code_digests of its plain LTO build)."""
         if self.init_guard == "code":
-            if diff := init_difference(self.compiler, content, plain, self.targets, mode):
+            if diff := init_difference(self.compiler, content, plain, self.targets, mode, self.memo):
                 return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
         elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
             return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
@@ -339,28 +369,31 @@ class SpillOracle:
         """The predicate (with the UB and loop guards) on both sides built with `extra` flags. An
         interesting verdict's details hold the target kernels' LTO code digests, for `confirm`."""
         details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}}
-        lto_asm: Sequence[str] = ()
+        build = self.compiler.build(content, extra, self.memo)
+        lto_code: dict[str, list] = {}
 
-        def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
+        def verdict(interesting: bool, reason: str = "", infra: bool = False, kind: str = BUILT) -> Verdict:
             if interesting:
-                details["lto_code"] = code_digests(lto_asm, self.targets)
-            return Verdict(interesting, reason, infra, 0.0, details)
+                details["lto_code"] = target_digests(lto_code, self.targets)
+            return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
 
         tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
         for side in SIDES:
             if side == NOLTO and self._decided(tables[LTO]):
                 details["compiles"][NOLTO] = {"skipped": True}
                 break
-            c = self.compiler.compile(side, content, extra=extra)
-            details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts}
+            c = build.side(side)
+            details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts,
+                                         **({"memo": c.memo} if c.memo else {})}
             if not c.ok:
                 what = {"timeout": "timeout", "infra": "infrastructure failure"}.get(c.failure, "compile error")
-                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra")
+                return verdict(False, f"{what} ({side}): {c.message}", infra=c.failure == "infra",
+                               kind=TIMEOUT if c.failure == "timeout" else COMPILE_ERROR)
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")
-            lto_asm = c.asm if side == LTO else lto_asm
-            tables[side] = by_target(analyse(c.asm), self.targets)
+            lto_code = c.summary.digests if side == LTO else lto_code
+            tables[side] = by_target(c.summary.metrics, self.targets)
             for t in self.targets:
                 details["kernels"][t][side] = tables[side].get(t)
                 if t not in tables[side]:
@@ -383,17 +416,17 @@ class SpillOracle:
 
 
 def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], kernels: Sequence[str],
-                    mode: str) -> str:
+                    mode: str, memo: IrMemo | None = None) -> str:
     """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
     instructions of the plain build (`plain`: code_digests). When nothing is read before it is
     written, every initialising store is dead and the code is the same; when it differs, a
     kernel reads an automatic variable before writing it (the undefined value is what the
     optimiser folded). Same code also means the same figures, so the spill differential holds
     with the variables initialised."""
-    c = compiler.compile(LTO, content, extra=(f"-ftrivial-auto-var-init={mode}",))
+    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo).side(LTO)
     if not c.ok:
         return f"does not build ({c.failure}): {c.message}"
-    other = code_digests(c.asm, kernels)
+    other = target_digests(c.summary.digests, kernels)
     changed = [k for k in kernels if other.get(k) != plain.get(k)]
     if not changed:
         return ""
@@ -459,8 +492,25 @@ def by_target(table: dict[str, Metrics], targets: Sequence[str]) -> dict[str, Me
 def code_digests(asm: Sequence[str], kernels: Sequence[str]) -> dict[str, list]:
     """{kernel: [sha256 of its instructions, how many]}: enough to tell whether two builds gave a
     kernel the same code, small enough to travel in a verdict's details."""
-    table = by_target(code(asm), kernels)
-    return {k: [hashlib.sha256(repr(table[k]).encode()).hexdigest(), len(table[k])] for k in kernels if k in table}
+    return target_digests(summarise(asm).digests, kernels)
+
+
+def target_digests(digests: dict[str, list], kernels: Sequence[str]) -> dict[str, list]:
+    """`code_digests` from a build's summary (metrics.Summary.digests)."""
+    table = by_target(digests, kernels)
+    return {k: table[k] for k in kernels if k in table}
+
+
+SHARED_FRONT_END = "shared-front-end/1"  # in the identity of an oracle that builds this way
+
+
+def _memo(compiler: Compiler) -> IrMemo:
+    """The IR memo of an oracle: in the run's temp dir (its processes share it), else in a new
+    directory that the process creating it removes at exit."""
+    directory = default_directory(compiler.tmp_parent)
+    if compiler.tmp_parent is None:
+        atexit.register(shutil.rmtree, directory, True)
+    return IrMemo(directory)
 
 
 def _kernel(table: dict[str, Metrics] | None, name: str) -> Metrics | None:

@@ -7,6 +7,15 @@ from typing import Any, Protocol
 from .bundle import Tree
 
 
+# What a verdict says of the candidate besides its answer (`Verdict.kind`), in words any oracle
+# may use: the reducer counts, per pass, the candidates that did not compile, and knows no more.
+UNKNOWN = "unknown"            # the oracle cannot tell (a script's exit status says nothing of why)
+COMPILE_ERROR = "compile-error"  # the candidate does not compile
+BUILT = "built"                # it compiled, and was judged on what was built
+TIMEOUT = "timeout"
+INFRA = "infra"                # a failure of the machinery
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Outcome of one interestingness test.
@@ -14,6 +23,7 @@ class Verdict:
     `infra_failure` marks a failure of the machinery (tool killed by a signal, out of memory,
     disk full) rather than an answer about the candidate: such a verdict is never cached and
     the test may be retried. A compile error or a timeout is an answer (`interesting=False`).
+    `kind` is one of the words above: whether the candidate compiled, where the oracle knows.
     """
 
     interesting: bool
@@ -21,6 +31,7 @@ class Verdict:
     infra_failure: bool = False
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    kind: str = UNKNOWN
 
 
 class Oracle(Protocol):

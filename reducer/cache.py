@@ -30,6 +30,7 @@ from interestingness.verdict import Verdict
 
 CACHE_VERSION = 1
 APP_NAME = "gpu-reduce"
+RECORD_VALUES, RECORD_CONFIRMATION = "front-end values", "confirmation"
 
 
 def default_cache_dir() -> Path:
@@ -52,9 +53,9 @@ class VerdictCache:
         self.max_entries, self.max_bytes = max_entries, max_bytes
         self._prefix = json.dumps({"cache": CACHE_VERSION, "oracle": identity}, sort_keys=True,
                                   default=str).encode() + b"\0"
-        # other records (the compiler's answers to reducer/values.py's probes) under keys of their own
-        self._record_prefix = json.dumps({"cache": CACHE_VERSION, "record": "front-end values", "oracle": identity},
-                                         sort_keys=True, default=str).encode() + b"\0"
+        # other records (the compiler's answers to reducer/values.py's probes, the oracle's
+        # confirmations of candidates kept) under keys of their own kind
+        self._identity = identity
         self._digest = digest or (lambda key: hashlib.sha256(key).hexdigest())
         self.collisions = 0
         self._lock = threading.RLock()
@@ -107,19 +108,23 @@ class VerdictCache:
             return
         key = self._prefix + content
         record = json.dumps({"interesting": verdict.interesting, "reason": verdict.reason,
-                             "seconds": verdict.seconds, "details": verdict.details}, default=str)
+                             "seconds": verdict.seconds, "details": verdict.details, "kind": verdict.kind}, default=str)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
                              (self._digest(key), key, record, len(key) + len(record), time.time()))
             self._evict()
 
+    def _record_key(self, content: bytes, kind: str) -> bytes:
+        return json.dumps({"cache": CACHE_VERSION, "record": kind, "oracle": self._identity}, sort_keys=True,
+                          default=str).encode() + b"\0" + content
+
     @_locked
-    def get_record(self, content: bytes) -> dict | None:
-        """A record stored by `put_record` for exactly `content` (and this oracle identity)."""
+    def get_record(self, content: bytes, kind: str = RECORD_VALUES) -> dict | None:
+        """A record of `kind` stored by `put_record` for exactly `content` (and this oracle identity)."""
         if not self.enabled:
             return None
-        key = self._record_prefix + content
+        key = self._record_key(content, kind)
         digest = self._digest(key)
         row = self._db.execute("SELECT key, verdict FROM entries WHERE digest = ?", (digest,)).fetchone()
         if row is None or bytes(row[0]) != key:
@@ -129,10 +134,10 @@ class VerdictCache:
         return json.loads(row[1])
 
     @_locked
-    def put_record(self, content: bytes, record: dict) -> None:
+    def put_record(self, content: bytes, record: dict, kind: str = RECORD_VALUES) -> None:
         if not self.enabled:
             return
-        key = self._record_prefix + content
+        key = self._record_key(content, kind)
         value = json.dumps(record)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")

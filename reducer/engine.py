@@ -9,6 +9,10 @@ one part at a time, each sweep running the schedule over every part in turn, and
 the candidate the evaluator sees from the parts (the one being reduced, the others at their
 current best).
 
+An oracle with a costlier confirmation (the spill oracle's guards) has it asked for at
+checkpoints, for a batch of kept candidates at once (reducer/checkpoints.py): only confirmed
+candidates go to `on_accept`, and a refused one sends the run back to the last that passes.
+
 Everything the engine decides follows from the verdicts alone, so a resumed run that replays
 it with the journal answering takes the same path: where a pass was cut by its time cap or
 dropped for a bug is recorded by pass-run index (`Replay`) and replayed from there.
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterator, Sequence
 
+from .checkpoints import Checkpoints, Kept
 from .edits import Item, apply
 from .evaluate import Evaluator
 from .passes import Pass
@@ -35,6 +40,8 @@ class PassYield:
     accepted: int = 0
     bytes_removed: int = 0
     tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
+    compile_errors: int = 0  # of them, whose verdict said the candidate does not compile
+    build_known: int = 0     # of them, whose verdict said whether it compiles (not a script oracle's)
     answered: int = 0       # candidates answered by the persistent cache or another run's test
     not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
     prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
@@ -76,6 +83,8 @@ class Status:
     parts: int = 1
     sweep: int = 0            # how many times the main list (or, adaptively, a part of it) has run
     full_sweep: bool = True   # whether that sweep runs every main pass
+    confirmed_size: int = 0   # of the newest kept candidate confirmed (the one written)
+    refused: int = 0          # kept candidates whose confirmation failed: the run went back
     started: float = field(default_factory=time.monotonic)
     per_pass: dict[str, PassYield] = field(default_factory=dict)
     stalls: list[dict] = field(default_factory=list)  # checks of a best file that stopped moving
@@ -85,8 +94,8 @@ class Status:
 
 @dataclass(frozen=True)
 class Hooks:
-    """Where the engine reports: each new best (the joined candidate), progress ("pass",
-    "accept", "capped", "stall", "rollback"), and a pass that raised."""
+    """Where the engine reports: each new confirmed best (the joined candidate), progress
+    ("pass", "accept", "capped", "stall", "rollback", "refused"), and a pass that raised."""
 
     on_accept: Callable[[bytes], None] = lambda text: None
     on_event: Callable[[str, Status], None] = lambda kind, status: None
@@ -119,8 +128,10 @@ class Engine:
     to `hooks`, and stopping pass runs where `replay` recorded a stop."""
 
     def __init__(self, evaluator: Evaluator, language: str, schedule: Schedule, *, hooks: Hooks = Hooks(),
-                 replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300):
+                 replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300,
+                 confirm_batch: int = 16):
         self.evaluator = evaluator
+        self.confirm_batch = confirm_batch  # the most kept candidates confirmed at one checkpoint
         self.language = language
         self.schedule = schedule
         self.hooks = hooks
@@ -158,23 +169,35 @@ class Engine:
 
     def reduce_parts(self, parts: Sequence[bytes], languages: Sequence[str],
                      join: Callable[[list[bytes]], bytes]) -> bytes:
-        """Reduce a candidate made of `parts` (`join(parts)` is interesting already): the first
-        passes over each part, then sweeps of the main passes over each part in turn until a
-        sweep changes no part, then the last passes over each part. Returns the joined result."""
+        """Reduce a candidate made of `parts` (`join(parts)` is interesting and confirmed
+        already): the first passes over each part, then sweeps of the main passes over each part
+        in turn until a sweep changes no part, then the last passes over each part, each phase
+        ending confirmed (a refusal means more sweeps). Returns the joined result."""
         self.parts, self._languages, self._join = list(parts), list(languages), join
         self._earlier.clear()
         self._chunk_start.clear()
         self._start = list(parts)
+        self._checkpoints = Checkpoints(Kept(list(parts), join(list(parts))), self.confirm_batch)
         size = sum(map(len, self.parts))
-        self.status = Status(original_size=size, size=size, parts=len(self.parts))
+        self.status = Status(original_size=size, size=size, parts=len(self.parts), confirmed_size=size)
         self._over_parts(self.schedule.first)
-        sweep = self.schedule.main
-        while sweep:
-            sweep = self.schedule.next_sweep(sweep, self._sweep(sweep))
+        self._checkpoint()
+        while True:
+            sweep = self.schedule.main
+            while sweep:
+                sweep = self.schedule.next_sweep(sweep, self._sweep(sweep))
+            if not self._checkpoint():
+                break
         self._over_parts(self.schedule.last)
+        while self._checkpoint():  # what the last passes kept that fails goes; they try again
+            self._over_parts(self.schedule.last)
         return self.result()
 
     def result(self) -> bytes:
+        """The newest confirmed candidate: what is written, and what a stopped run ends with."""
+        return self._checkpoints.confirmed.content
+
+    def _current(self) -> bytes:
         return self._join(list(self.parts))
 
     def _sweep(self, sweep: list[Pass]) -> list[Pass]:
@@ -331,12 +354,33 @@ class Engine:
         self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1
         self.hooks.on_event("accept", self.status)
+        self._checkpoints.keep(Kept(list(self.parts), self._current()))
+        if not self.evaluator.confirms or self._checkpoints.due():
+            self._checkpoint()
+
+    def _checkpoint(self) -> bool:
+        """Confirm what was kept since the last checkpoint; the newest confirmed goes to
+        `on_accept`. True when a refusal sent the run back (the passes see other text now)."""
+        if not self._checkpoints.chain:
+            return False
+        if not self.evaluator.confirms:  # nothing to confirm: every kept candidate stands
+            back = self._checkpoints.settle(lambda content: True)
+        else:
+            back = self._checkpoints.settle(lambda content: self.evaluator.confirm(content).interesting)
+        confirmed = self._checkpoints.confirmed
+        self.status.confirmed_size = sum(map(len, confirmed.parts))
+        self.hooks.on_accept(confirmed.content)
+        if back is None:
+            return False
+        self._set_parts(list(back.parts))
+        self.status.refused += 1
+        self.hooks.on_event("refused", self.status)
+        return True
 
     def _set_parts(self, parts: list[bytes]) -> None:
         self.parts = parts
         self.best = self._source(parts[self._part])
         self.status.size = sum(map(len, parts))
-        self.hooks.on_accept(self.result())
 
     def _source(self, text: bytes) -> Source:
         """The part being reduced, `text`, as a Source whose `values` ask about the candidate it
@@ -355,7 +399,7 @@ class Engine:
     def _roll_back_if_broken(self) -> bool:
         """Test the best afresh; when it is not interesting (a wrong verdict was cached, or the test
         is flaky), go back to the newest earlier best that is, and say so. True if it went back."""
-        verdict = self.evaluator.retest(self.result())
+        verdict = self.evaluator.retest(self._current())
         stall = {"size": self.status.size, "best_interesting": verdict.interesting, "reason": verdict.reason[:300]}
         self.status.stalls.append(stall)
         if verdict.interesting:
@@ -363,11 +407,15 @@ class Engine:
             return False
         while self._earlier:
             parts = self._earlier.pop()
-            if self.evaluator.retest(self._join(parts)).interesting:
+            content = self._join(parts)
+            if self.evaluator.retest(content).interesting and self.evaluator.confirm(content).interesting:
                 break
         else:
             parts = self._start
         self._set_parts(list(parts))
+        self._checkpoints = Checkpoints(Kept(list(parts), self._current()), self.confirm_batch)
+        self.status.confirmed_size = self.status.size
+        self.hooks.on_accept(self._current())
         stall["rolled_back_to"] = self.status.size
         self.hooks.on_event("rollback", self.status)
         return True
@@ -421,7 +469,7 @@ class _Charges:
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
         self._running: list[tuple[str, PassYield]] = []
-        self._since = (0.0, 0, 0)  # when the last charge was made, and the counts then
+        self._since = (0.0, (0, 0, 0, 0))  # when the last charge was made, and the counts then
 
     @contextmanager
     def to(self, name: str, stats: PassYield) -> Iterator[None]:
@@ -434,20 +482,23 @@ class _Charges:
 
     def charge(self) -> None:
         """Add what was spent since the last charge to the running pass."""
-        now, (tests, answered) = time.monotonic(), self._counts()
-        since, tests0, answered0 = self._since
+        now, counts = time.monotonic(), self._counts()
+        since, before = self._since
         if self._running:
             stats = self._running[-1][1]
-            stats.tests += tests - tests0
-            stats.answered += answered - answered0
+            tests, answered, compile_errors, build_known = (c - b for c, b in zip(counts, before))
+            stats.tests += tests
+            stats.answered += answered
+            stats.compile_errors += compile_errors
+            stats.build_known += build_known
             stats.seconds += now - since
-        self._since = (now, tests, answered)
+        self._since = (now, counts)
 
     def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
         self.charge()
         self._running = running
         self.evaluator.label = running[-1][0] if running else ""
 
-    def _counts(self) -> tuple[int, int]:
+    def _counts(self) -> tuple[int, int, int, int]:
         c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits
+        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known

@@ -1,15 +1,15 @@
 """Turns candidates into verdicts: each distinct candidate is tested once, speculatively in
 parallel through the pool, and the first interesting one in proposal order wins, so the result
-does not depend on -j. An oracle's stricter check (`confirm`) runs on that one only. What is
-known of verdicts (memory, journal, cache, claims, counters) is the VerdictStore's; this is the
-policy: what to test, retry, re-check and confirm."""
+does not depend on -j. An oracle's stricter, costlier check (`confirm`) is asked for separately
+(`confirm`), by the engine, for the candidates it keeps: a candidate whose confirmation failed is
+never interesting again. What is known of verdicts (memory, journal, cache, claims, counters) is
+the VerdictStore's; this is the policy: what to test, retry, re-check and confirm."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Iterable, Iterator
 
 from interestingness import bundle
-from interestingness.verdict import Oracle, Verdict
+from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
 
 from . import stopping
 from .budget import Budget
@@ -57,9 +57,16 @@ class Evaluator:
     def __exit__(self, *exc) -> None:
         self._pool.__exit__(*exc)
 
+    @property
+    def confirms(self) -> bool:
+        """Whether the oracle has a confirmation for the candidates kept."""
+        return self.oracle.confirm_steps > 0
+
     def test(self, content: bytes) -> Verdict:
+        """The whole verdict of `content`: its test's, and if interesting, its confirmation's."""
         known = self._known(content)
-        return known if known is not None else self._settle(content, self._run([content])[0])
+        verdict = known if known is not None else self._run([content])[0]
+        return self.confirm(content, verdict) if verdict.interesting else verdict
 
     def test_repeatedly(self, content: bytes, times: int, within_budget: bool = True) -> list[Verdict]:
         """Fresh verdicts (no memory, no cache) of `times` tests at once, to tell a stable oracle
@@ -76,12 +83,11 @@ class Evaluator:
         return self.store.stalled(window)
 
     def retest(self, content: bytes) -> Verdict:
-        """A fresh verdict of `content` (confirmed, if interesting) that replaces whatever was
-        remembered of it, here, in the journal and in the cache."""
+        """A fresh test of `content` whose verdict replaces whatever was remembered of it, here,
+        in the journal and in the cache."""
         verdict = self._dispatch([content])[0]
         if not verdict.infra_failure:
-            self._keep(content, verdict)
-            verdict = self._settle(content, verdict)
+            self.store.add(content, verdict)
         self.store.forget_streak()
         return verdict
 
@@ -114,16 +120,22 @@ class Evaluator:
                 return None
             verdicts = self._run([c for _, c in batch])
             for (index, content), verdict in zip(batch, verdicts):
-                if verdict.interesting and (verdict := self._settle(content, verdict)).interesting:
+                if verdict.interesting:
                     return index, content, verdict
             if hit is not None:
                 return hit
 
     def _known(self, content: bytes) -> Verdict | None:
-        """A verdict without a test: of an empty file, or one the store holds."""
+        """A verdict without a test: of an empty file, or one the store holds; an interesting one
+        whose confirmation failed is that failure."""
         if not self.allow_empty and self._empty(content):
             return EMPTY
-        return self.store.lookup(content)
+        known = self.store.lookup(content)
+        if known is not None and known.interesting and self.confirms:
+            refused = self.store.confirmation(content)
+            if refused is not None and not refused.interesting:
+                return refused
+        return known
 
     def _empty(self, content: bytes) -> bool:
         """Whitespace only; for a file set, every file."""
@@ -132,9 +144,9 @@ class Evaluator:
         return not content.strip()
 
     def _run(self, contents: list[bytes]) -> list[Verdict]:
-        """Verdicts of distinct candidates, each tested here unless it awaits confirmation or
-        another process is testing it right now (a claim in the shared cache): then its verdict
-        is awaited, and should that process die or fail, it is tested here after all."""
+        """Verdicts of distinct candidates, each tested here unless another process is testing it
+        right now (a claim in the shared cache): then its verdict is awaited, and should that
+        process die or fail, it is tested here after all."""
         verdicts = self._test_here(contents)
         for i, content in enumerate(contents):
             while verdicts[i] is None:
@@ -144,17 +156,16 @@ class Evaluator:
         return verdicts
 
     def _test_here(self, contents: list[bytes]) -> list[Verdict | None]:
-        """The provisional verdict of each candidate that has one, else a test's, kept in the
-        store; None for a candidate another process has claimed."""
+        """A test's verdict of each candidate, kept in the store; None for a candidate another
+        process has claimed."""
         self.budget.check(self.counters.tests)
-        verdicts: list[Verdict | None] = [self.store.provisional(c) for c in contents]
-        free = [i for i, v in enumerate(verdicts) if v is None]
-        with self.store.claimed([contents[i] for i in free]) as won:
-            mine = [i for i, claimed in zip(free, won) if claimed]
+        verdicts: list[Verdict | None] = [None] * len(contents)
+        with self.store.claimed(contents) as won:
+            mine = [i for i, claimed in enumerate(won) if claimed]
             for i, v in zip(mine, self._tests([contents[i] for i in mine])):
                 verdicts[i] = v
                 if not v.infra_failure:
-                    self._keep(contents[i], v)
+                    self.store.add(contents[i], v)
         return verdicts
 
     def _tests(self, contents: list[bytes]) -> list[Verdict]:
@@ -181,25 +192,24 @@ class Evaluator:
             return []
         self.store.count(tests=len(contents))
         verdicts = self._pool.map(self.oracle.test, [(c,) for c in contents])
-        self.store.count(oracle_seconds=sum(v.seconds for v in verdicts))
+        self.store.count(oracle_seconds=sum(v.seconds for v in verdicts),
+                         compile_errors=sum(v.kind == COMPILE_ERROR for v in verdicts),
+                         build_known=sum(v.kind != UNKNOWN for v in verdicts))
         return verdicts
 
-    # Confirmation: an interesting test verdict of an oracle with confirmation steps stays
-    # provisional until the candidate is about to be kept; then the steps settle it.
+    # Confirmation: the oracle's costlier check of a candidate the engine keeps, asked for by the
+    # engine at its checkpoints (a batch of kept candidates is confirmed through its newest).
 
-    def _keep(self, content: bytes, verdict: Verdict) -> None:
-        """A test's verdict into the store: settled, or provisional when it awaits confirmation."""
-        if verdict.interesting and self.oracle.confirm_steps:
-            self.store.add_provisional(content, verdict)
-        else:
-            self.store.add(content, verdict)
-
-    def _settle(self, content: bytes, verdict: Verdict) -> Verdict:
-        """The verdict `content` is kept on: a provisional one (interesting, not yet confirmed)
-        goes through the oracle's confirmation, which a failure of the machinery may not answer
-        (it is retried once, then reported and nothing is remembered)."""
-        if self.store.provisional(content) is None:
-            return verdict
+    def confirm(self, content: bytes, verdict: Verdict | None = None) -> Verdict:
+        """The oracle's confirmation of `content`, whose test was interesting (`verdict`, if at
+        hand: its details spare the oracle a build). Remembered, so asked of the oracle once; a
+        failure of the machinery is retried once, then reported and not remembered."""
+        if not self.confirms:
+            return verdict or Verdict(True)
+        known = self.store.confirmation(content)
+        if known is not None:
+            return known
+        verdict = verdict if verdict is not None and verdict.details else self.store.lookup(content) or Verdict(True)
         for attempt in range(2):
             steps = self._confirmations(content, verdict)
             broken = [v for v in steps if v.infra_failure]
@@ -210,10 +220,9 @@ class Evaluator:
         else:
             return broken[0]
         failed = next((v for v in steps if not v.interesting), None)
-        seconds = verdict.seconds + sum(v.seconds for v in steps)
-        confirmed = dataclasses.replace(verdict, seconds=seconds) if failed is None else \
-            Verdict(False, failed.reason, seconds=seconds, details=verdict.details)
-        self.store.settle(content, confirmed)
+        seconds = sum(v.seconds for v in steps)
+        confirmed = Verdict(True, seconds=seconds) if failed is None else Verdict(False, failed.reason, seconds=seconds)
+        self.store.add_confirmation(content, confirmed)
         return confirmed
 
     def _confirmations(self, content: bytes, verdict: Verdict) -> list[Verdict]:
@@ -229,5 +238,6 @@ class Evaluator:
                 steps.append(self.oracle.confirm(*args))
                 if not steps[-1].interesting:
                     break
-        self.store.count(oracle_seconds=sum(v.seconds for v in steps))
+        seconds = sum(v.seconds for v in steps)
+        self.store.count(oracle_seconds=seconds, confirm_seconds=seconds)
         return steps

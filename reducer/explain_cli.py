@@ -94,9 +94,9 @@ def _names(text: str | None) -> list[str] | None:
               "llc.METRIC / alt.METRIC [default: the oracle's, or `reduce ir`'s].")
 @click.option("--kernel", "kernels", multiple=True, help="Target kernel: mangled name or part of the demangled one "
               "[default: the one a reduction would keep].")
-@click.option("--stages", default=",".join(SOURCE_STAGES), show_default=True,
-              help="The stages whose passes are disabled one at a time: link (the LTO link: LTO pipeline and "
-              "codegen in lld), prelink (the LTO side's device compile), nolto (the no-LTO compile).")
+@click.option("--stages", help="The stages whose passes are disabled one at a time: link (the LTO link: LTO "
+              "pipeline and codegen in lld), prelink (the LTO side's device compile), nolto (the no-LTO compile) "
+              "[default: link,prelink when the LTO side has the spill, all three for the reverse predicate].")
 @click.option("--passes", "pass_names", help="Comma-separated pass names: disable only these (as opt-bisect's log "
               "names them); a name no stage runs is skipped with a note.")
 @click.option("--dumps/--no-dumps", default=True, show_default=True,
@@ -137,8 +137,8 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
     not interesting (with the verdict's reason), 11-13 as `reduce ir` for IR input, 130 interrupted."""
     content = read_input(file)
     ir_input = file.suffix in (".ll", ".bc") or content.startswith(BITCODE_MAGIC)
-    stage_list = _names(stages) or []
-    unknown = [s for s in stage_list if s not in SOURCE_STAGES]
+    stage_list = _names(stages) or None
+    unknown = [s for s in stage_list or () if s not in SOURCE_STAGES]
     if unknown:
         raise click.BadParameter(f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}",
                                  param_hint="--stages")

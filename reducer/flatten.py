@@ -43,10 +43,12 @@ def flatten(path: Path, text: bytes, dirs: Iterable[Path]) -> tuple[bytes, list[
     def expand(current: Path, content: bytes) -> bytes:
         def replace(m: re.Match) -> bytes:
             header = _resolve(m.group(2).decode("utf-8", "replace"), m.group(1) == b'"', current.parent, dirs)
-            if header is None or header in open_:
+            if header is None:
                 return m.group(0)
-            if header in once:
-                return b""
+            if header in once:  # also inside itself: composable_kernel's common_header.hpp and
+                return b""  # multi_index.hpp include each other; the guard makes the inner one empty
+            if header in open_:
+                return m.group(0)
             raw = header.read_bytes()
             if _PRAGMA_ONCE.search(raw) or _guarded(raw):
                 once.add(header)

@@ -122,6 +122,11 @@ RUN: tuple[Option, ...] = (
            "zero- and pattern-initialised (-ftrivial-auto-var-init), so the spill does not depend on reads of "
            "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original "
            "fails it.", (bool, True), _SHOWN),
+    Option("confirm_batch", ("--confirm-batch",),
+           "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
+           "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
+           "Every file written passes. 1 confirms each candidate as it is kept.", (int, 16),
+           {"type": click.IntRange(1), **_SHOWN}),
     Option("loop_guard", ("--loop-guard/--no-loop-guard",),
            "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "
            "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",
@@ -137,6 +142,10 @@ RUN: tuple[Option, ...] = (
            "back, each kept only when still interesting [default: on with the built-in oracle, where undefined "
            "behaviour matters in a spill or miscompile report; off with --test, where a diagnostic case only "
            "gets bigger].", (bool | None, None)),
+    Option("explain", ("--explain/--no-explain",),
+           "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
+           "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", (bool, True),
+           _SHOWN),
     Option("prefilter", ("--no-prefilter",), "Test candidates that add parse errors too.", (bool, True),
            {**_FLAG, "flag_value": False}),
     Option("passes", ("--passes",), "Comma-separated passes to run instead of the default schedule "

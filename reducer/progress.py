@@ -21,6 +21,7 @@ from .budget import Budget, format_seconds
 from .engine import Status
 from .verdicts import Counters
 from .lexer import count_tokens
+from .report import compile_failures_line
 
 
 def describe(status: Status, counters: Counters, budget: Budget | None = None) -> str:
@@ -118,6 +119,7 @@ class Progress:
             f"the journal, {c.infra_retries} retried",
             f"  wall   {elapsed:.1f}s (all sessions)",
             f"  passes {passes_line}",
+            *([f"  {line}"] if (line := compile_failures_line(per_pass)) is not None else []),
             f"  report {report}",
         ]
         for line in lines:

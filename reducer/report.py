@@ -72,7 +72,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         f"| tokens | {t['original']} | {t['start']} | {t['reduced']} | {t['result']} |", "",
         *_files_table(s),
         f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)"
-        + (f"; confirmations of a candidate about to be kept: {c['confirms']} ({c.get('unconfirmed', 0)} refused)"
+        + (f"; confirmations of candidates kept (in batches, at checkpoints): {c['confirms']} "
+           f"({c.get('unconfirmed', 0)} refused), {c.get('confirm_seconds', 0):.0f} s, "
+           f"{100 * c.get('confirm_seconds', 0) / max(c.get('oracle_seconds', 0), 1e-9):.0f}% of oracle time"
            if c.get("confirms") else ""),
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "
@@ -122,21 +124,47 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                   "Tests: oracle tests of the pass's candidates (speculative ones included). Answered: by the "
                   "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
                   "test (no smaller than the current file, nor progress by the pass's own measure; more parse "
-                  "errors).", "",
-                  "| pass | accepted | bytes removed | tests | answered | not smaller | pre-filtered | seconds |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "errors). Did not compile: of its tests, those whose candidate the compiler refused, and their "
+                  "share (`-` where the oracle cannot tell, a script's).", "",
+                  "| pass | accepted | bytes removed | tests | did not compile | answered | not smaller | "
+                  "pre-filtered | seconds |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
             shown = name + (f" (dropped: bug {dropped[name]})" if name in dropped else "")
             if any(y.get(k) for k in ("tests", "bytes_removed", "answered", "not_smaller", "prefiltered")) \
                     or name in dropped:
                 lines.append(f"| {shown} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | "
-                             f"{y.get('answered', 0)} | {y.get('not_smaller', 0)} | {y.get('prefiltered', 0)} | "
-                             f"{y['seconds']:.1f} |")
+                             f"{compile_failures(y)} | {y.get('answered', 0)} | {y.get('not_smaller', 0)} | "
+                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} |")
+        if (line := compile_failures_line(s["per_pass"])) is not None:
+            lines += ["", line]
     if s["metrics"]:
         lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"]),
                   "The bug report, ready to send: [`bundle/`](bundle/README.md) (the result, `repro.sh`, "
                   "README.md).", ""]
     return "\n".join(lines) + "\n"
+
+
+def compile_failures(y: dict[str, Any]) -> str:
+    """`7 (58%)`: a pass's tested candidates that did not compile, and their share of those
+    whose verdict says; `-` when none does (a script oracle)."""
+    known = y.get("build_known", 0)
+    if not known:
+        return "-"
+    return f"{y.get('compile_errors', 0)} ({100 * y.get('compile_errors', 0) / known:.0f}%)"
+
+
+def compile_failures_line(per_pass: dict[str, dict[str, Any]]) -> str | None:
+    """All passes' tested candidates that did not compile, the passes with most first; None when
+    no verdict says (a script oracle)."""
+    known = sum(y.get("build_known", 0) for y in per_pass.values())
+    if not known:
+        return None
+    failed = sum(y.get("compile_errors", 0) for y in per_pass.values())
+    worst = sorted(((name, y) for name, y in per_pass.items() if y.get("compile_errors")),
+                   key=lambda kv: (-kv[1]["compile_errors"], kv[0]))
+    return (f"did not compile: {failed} of {known} tested candidates ({100 * failed / known:.0f}%)"
+            + ("; " + ", ".join(f"{name} {compile_failures(y)}" for name, y in worst) if worst else ""))
 
 
 def _files_table(s: dict[str, Any]) -> list[str]:

@@ -196,7 +196,9 @@ class _Session:
         self.language = self.languages[0]
         # Replay re-derives accepts, bytes and the candidates rejected without a test. Tests come
         # from the journal, which names the pass of each; seconds from the earlier sessions' state.
-        self.tally = PassTally(state.per_pass, evaluator.journal.tests_by if evaluator.journal is not None else {})
+        journal = evaluator.journal
+        self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by)
+                                                 if journal is not None else ({},)))
         self.pass_bugs = {b.number: b for b in state.pass_bugs}
         self.engine: Engine | None = None
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes
@@ -225,7 +227,7 @@ class _Session:
         replay = Replay(caps=state.caps, bugs={b.run: b.searches for b in self.pass_bugs.values()}, pass_time_cap=cap)
         self.engine = Engine(self.evaluator, self.language, schedule, replay=replay, values=self.values,
                              hooks=Hooks(on_accept=self._accepted, on_event=self._event, on_pass_bug=self._pass_bug),
-                             prefilter=config.prefilter)
+                             prefilter=config.prefilter, confirm_batch=config.confirm_batch)
         try:
             subject.write_result(output, wd.read("best") or text)
             self.engine.reduce_parts(subject.parts(text), self.languages, subject.join)
@@ -252,7 +254,11 @@ class _Session:
                                                  oracles.check(config, subject.tree, result, targets))
                     self._save(outcome)
                     files = subject.result_files(wd.result())
-                    ui.say(f"bug report: {bugreport.write(wd, state.metrics.result, files)}/")
+                    bundle = bugreport.write(wd, state.metrics.result, files)
+                    if config.explain and code == 0:
+                        oracles.explain(config, subject.tree, result, targets, config.jobs, bundle,
+                                        wd.path / "tmp", ui.say)
+                    ui.say(f"bug report: {bundle}/")
                 self._save(outcome)
             report = write_report(wd)
         except OSError as e:

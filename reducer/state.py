@@ -182,14 +182,19 @@ class PassTally:
     may lag behind the journal, and a journal of an older version names no pass), its seconds to
     the earlier sessions' (from the state)."""
 
-    def __init__(self, earlier: dict[str, dict[str, Any]], earlier_tests: Mapping[str, int]):
-        self.earlier, self.earlier_tests = earlier, dict(earlier_tests)
+    def __init__(self, earlier: dict[str, dict[str, Any]], earlier_tests: Mapping[str, int],
+                 earlier_compile_errors: Mapping[str, int] | None = None,
+                 earlier_build_known: Mapping[str, int] | None = None):
+        self.earlier = earlier
+        self.journalled = {"tests": dict(earlier_tests), "compile_errors": dict(earlier_compile_errors or {}),
+                           "build_known": dict(earlier_build_known or {})}
 
     def over_sessions(self, status: Status) -> dict[str, dict[str, Any]]:
         per_pass = {}
         for name, y in status.per_pass.items():
             before = self.earlier.get(name, {})
-            earlier_tests = max(self.earlier_tests.get(name, 0), before.get("tests", 0))
-            per_pass[name] = {**asdict(y), "tests": y.tests + earlier_tests,
+            now = asdict(y)
+            per_pass[name] = {**now, **{key: now[key] + max(counts.get(name, 0), before.get(key, 0))
+                                        for key, counts in self.journalled.items()},
                               "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
         return per_pass

@@ -15,13 +15,15 @@ from typing import Callable, Iterator
 
 from interestingness.verdict import Verdict
 
-from .cache import VerdictCache
+from .cache import RECORD_CONFIRMATION, VerdictCache
 from .workdir import Journal
 
 
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
+    compile_errors: int = 0  # of them, whose verdict says the candidate does not compile
+    build_known: int = 0     # of them, whose verdict says whether it compiles (a script's does not)
     memo_hits: int = 0       # answered from this run's memory
     layout_rejects: int = 0  # rejected as a respacing of a candidate found not interesting
     layout_retests: int = 0  # tested although a respacing was found interesting: what exact bytes cost
@@ -29,10 +31,12 @@ class Counters:
     shared_waits: int = 0    # duplicates of a test in flight (here or in another run), answered by it
     replayed: int = 0        # answered from the journal of this run's earlier sessions
     flaky: int = 0           # interesting once, not on re-check: never committed
-    confirms: int = 0        # oracle confirmations of a candidate about to be kept
-    unconfirmed: int = 0     # of them, refused: the next interesting candidate was confirmed instead
+    confirms: int = 0        # oracle confirmations of a candidate kept (checkpoints and their bisections)
+    unconfirmed: int = 0     # of them, refused: the run went back to the last confirmed candidate
     infra_retries: int = 0
     oracle_seconds: float = 0.0
+    confirm_seconds: float = 0.0  # of oracle_seconds, the confirmations'
+
 
 
 # Line and column numbers of a diagnostic (`f.hip:19:10:`, a snippet's `19 |`): an error inherited
@@ -45,11 +49,11 @@ def digest(content: bytes) -> str:
 
 
 class VerdictStore:
-    """Memory, journal and cache hold settled verdicts of exact bytes. With a `layout` key
-    (reducer/lexer.py; given when the oracle ignores layout), a rejection is also remembered
-    under the candidate's layout key, so a respacing of a rejected candidate is rejected without
-    a test; nothing is accepted through that key. An interesting verdict awaiting the oracle's
-    confirmation is provisional: in this run's memory only, journalled as a check."""
+    """Memory, journal and cache hold the verdicts of tests of exact bytes, and, apart, the
+    oracle's confirmations of candidates kept. With a `layout` key (reducer/lexer.py; given when
+    the oracle ignores layout), a rejection is also remembered under the candidate's layout key,
+    so a respacing of a rejected candidate is rejected without a test; nothing is accepted
+    through that key."""
 
     def __init__(self, *, journal: Journal | None, cache: VerdictCache | None, stale_after: float,
                  layout: Callable[[bytes], bytes] | None, clock: Callable[[], float]):
@@ -63,7 +67,7 @@ class VerdictStore:
         self._layout = layout
         self._clock = clock  # active seconds of the run, journalled with each test
         self._memo: dict[str, Verdict] = {}
-        self._provisional: dict[str, Verdict] = {}
+        self._confirmed: dict[str, Verdict] = {}
         self._rejected_layouts: dict[str, Verdict] = {}
         self._accepted_layouts: set[str] = set()  # only to count layout_retests
         self._streak: tuple[str, int] = ("", 0)  # the last verdicts' shared failure reason, and how many
@@ -101,31 +105,40 @@ class VerdictStore:
         self._learn(key, content, known)
         return known
 
-    def provisional(self, content: bytes) -> Verdict | None:
-        """The interesting verdict of a test of `content` that awaits confirmation."""
-        with self._lock:
-            return self._provisional.get(digest(content))
-
     def add(self, content: bytes, verdict: Verdict) -> None:
-        """A settled verdict: remembered, cached and journalled."""
+        """A test's verdict: remembered, cached and journalled."""
         with self._lock:
             if self._cache is not None:
                 self._cache.put(content, verdict)
             self._remember(content, verdict)
 
-    def add_provisional(self, content: bytes, verdict: Verdict) -> None:
-        """An interesting verdict awaiting confirmation: the test was made (journalled as a
-        check), the verdict is not settled (neither remembered as such nor cached)."""
+    def confirmation(self, content: bytes) -> Verdict | None:
+        """The oracle's confirmation of `content`, from this run's memory, journal or the cache."""
+        key = digest(content)
         with self._lock:
-            self._provisional[digest(content)] = verdict
-            self.journal_check(content, verdict)
+            known = self._confirmed.get(key)
+            if known is None and self.journal is not None:
+                known = self.journal.confirmed.get(key)
+            if known is None and self._cache is not None:
+                record = self._cache.get_record(content, RECORD_CONFIRMATION)
+                known = None if record is None else Verdict(record["interesting"], record["reason"],
+                                                            seconds=record["seconds"])
+            if known is not None:
+                self._confirmed[key] = known
+            return known
 
-    def settle(self, content: bytes, verdict: Verdict) -> None:
-        """The confirmation's answer replaces the provisional verdict of `content`."""
+    def add_confirmation(self, content: bytes, verdict: Verdict) -> None:
+        """The oracle's confirmation of `content` (never a failure of the machinery): remembered,
+        cached and journalled."""
+        key = digest(content)
         with self._lock:
-            del self._provisional[digest(content)]
+            self._confirmed[key] = verdict
             self.counters.unconfirmed += not verdict.interesting
-            self.add(content, verdict)
+            if self._cache is not None:
+                self._cache.put_record(content, {"interesting": verdict.interesting, "reason": verdict.reason,
+                                                 "seconds": verdict.seconds}, RECORD_CONFIRMATION)
+            if self.journal is not None:
+                self.journal.append(key, verdict, self._clock(), by=self.label, confirm=True)
 
     def journal_check(self, content: bytes, verdict: Verdict) -> None:
         """A test that is not the candidate's verdict (a re-check, a failed attempt) still counts."""

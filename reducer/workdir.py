@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from interestingness.verdict import Verdict
+from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Verdict
 
 from .files import atomic_write
 from .state import RunState
@@ -151,8 +151,11 @@ class Journal:
     def __init__(self, path: Path):
         self.path = path
         self.known: dict[str, Verdict] = {}
+        self.confirmed: dict[str, Verdict] = {}  # the oracle's confirmations of candidates kept
         self.tests = 0            # lines read back: tests run in earlier sessions
         self.tests_by: Counter[str] = Counter()  # of them, per pass that asked ("" outside passes)
+        self.compile_errors_by: Counter[str] = Counter()  # of those, whose candidate did not compile
+        self.build_known_by: Counter[str] = Counter()  # of those, whose verdict said whether it compiled
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self._load()
         self._fd = append_only(path)
@@ -160,16 +163,28 @@ class Journal:
     def _load(self) -> None:
         for record in _records(self.path):
             self.elapsed = max(self.elapsed, record["t"])
+            if record.get("confirm"):  # not a test: the confirmation of a candidate kept
+                self.confirmed[record["key"]] = Verdict(record["interesting"], record["reason"],
+                                                        seconds=record["seconds"])
+                continue
             self.tests += 1
+            kind = record.get("kind", UNKNOWN)
             self.tests_by[record.get("by", "")] += 1
+            self.compile_errors_by[record.get("by", "")] += kind == COMPILE_ERROR
+            self.build_known_by[record.get("by", "")] += kind != UNKNOWN
             if record.get("check"):  # a stability check, not the candidate's verdict
                 continue
-            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"])
+            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"],
+                                                kind=kind)
 
-    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False, by: str = "") -> None:
+    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False, by: str = "",
+               confirm: bool = False) -> None:
+        """A test's verdict (`check`: not the candidate's verdict), or with `confirm` the
+        confirmation of a candidate kept."""
         record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
                   "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {}),
-                  **({"by": by} if by else {})}
+                  **({"kind": verdict.kind} if verdict.kind != UNKNOWN and not confirm else {}),
+                  **({"confirm": True} if confirm else {}), **({"by": by} if by else {})}
         os.write(self._fd, (json.dumps(record) + "\n").encode())  # one unbuffered append per record
         os.fsync(self._fd)
 

@@ -166,7 +166,7 @@ void launch(float* p, const float* a, hipStream_t s) { k<<<dim3(4), dim3(256), 0
 @needs_clang22
 def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
     (tmp_path / "k.hip").write_text(KERNEL)
-    r = reduce("k.hip", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64", "--kernel", "k(",
+    r = reduce("k.hip", "--no-explain", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64", "--kernel", "k(",
                "-j", 2, "-q", "--", "-std=gnu++20", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = (tmp_path / "k.reduced.hip").read_text()
@@ -186,7 +186,7 @@ def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
 @needs_clang22
 def test_builtin_oracle_refuses_an_original_without_the_effect(tmp_path):
     (tmp_path / "k.hip").write_text(KERNEL)
-    r = reduce("k.hip", "--", "-std=gnu++20", cwd=tmp_path)
+    r = reduce("k.hip", "--no-explain", "--", "-std=gnu++20", cwd=tmp_path)
     assert r.returncode == 5 and "predicate false" in r.stderr
     r = reduce("check", "k.hip", "--", "-std=gnu++20", cwd=tmp_path)
     assert r.returncode == 5 and "verdict: not interesting" in r.stdout
@@ -229,7 +229,7 @@ def test_reducing_a_positive_corpus_case_keeps_it_interesting(tmp_path):
     case = ROOT / "corpora" / "wgrad_quick_pos"
     flags = (case / "flags").read_text().split()
     out = tmp_path / "quick.hip"
-    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--passes", "comments,instantiate,unused",
+    r = reduce(case / "repro.hip", "-o", out, "-j", 2, "-q", "--no-explain", "--passes", "comments,instantiate,unused",
                "--", *flags, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     reduced = out.read_text()

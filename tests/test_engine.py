@@ -3,7 +3,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
 from reducer.edits import Edit
 from reducer.engine import Engine, Hooks, Replay
@@ -300,19 +300,32 @@ class ConfirmsWithout(Contains):
         return Verdict(self.must in content, "" if self.must in content else "refused on confirmation")
 
 
-def test_a_stricter_check_runs_only_on_candidates_about_to_be_kept():
-    oracle = ConfirmsWithout((b"keep_me",), must=b"int a")
-    result, ev = reduce(CODE, oracle)
-    assert b"keep_me" in result and b"int a" in result  # nothing was kept on the first check alone
-    # confirmed: the candidates kept, and those refused (each then rejected for good)
-    assert ev.counters.confirms == len(oracle.confirmed) and ev.counters.unconfirmed > 0
-    assert sum(b"int a" not in c for c in oracle.confirmed) == ev.counters.unconfirmed
-    assert len(set(oracle.confirmed)) == len(oracle.confirmed)  # a settled verdict is never confirmed again
-    for jobs in (2, 4):  # speculative interesting candidates are not confirmed: same result, same path
-        other = ConfirmsWithout((b"keep_me",), must=b"int a")
-        again, ev_j = reduce(CODE, other, jobs=jobs)
-        assert again == result and other.confirmed == oracle.confirmed
-        assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_passes_it():
+    for batch in (1, 16):
+        oracle, written = ConfirmsWithout((b"keep_me",), must=b"int a"), []
+        result, ev = reduce(CODE, oracle, confirm_batch=batch, hooks=Hooks(on_accept=written.append))
+        assert b"keep_me" in result and b"int a" in result  # nothing was kept on the first check alone
+        assert written and all(b"int a" in w for w in written)  # every checkpoint passes
+        assert written[-1] == result
+        # confirmed: checkpoints and bisections; the refused ones are never kept again
+        assert ev.counters.confirms == len(oracle.confirmed) and ev.counters.unconfirmed > 0
+        assert sum(b"int a" not in c for c in oracle.confirmed) == ev.counters.unconfirmed
+        assert len(set(oracle.confirmed)) == len(oracle.confirmed)  # a confirmation is never asked twice
+        for jobs in (2, 4):  # speculative interesting candidates are not confirmed: same result, same path
+            other = ConfirmsWithout((b"keep_me",), must=b"int a")
+            again, ev_j = reduce(CODE, other, jobs=jobs, confirm_batch=batch)
+            assert again == result and other.confirmed == oracle.confirmed
+            assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+
+
+def test_confirming_kept_candidates_in_batches_confirms_fewer_times():
+    counts = {}
+    for batch in (1, 16):
+        oracle = ConfirmsWithout((b"keep_me",), must=b"keep_me")  # every kept candidate passes
+        result, ev = reduce(CODE, oracle, confirm_batch=batch)
+        counts[batch] = (result, ev.counters.confirms)
+    assert counts[1][0] == counts[16][0]  # nothing refused: the same path
+    assert counts[16][1] < counts[1][1] / 2
 
 
 class Watches(passes.REGISTRY["lines"].__class__):
@@ -438,3 +451,30 @@ def test_a_pass_that_took_nothing_starts_its_next_run_at_single_items():
     assert b"x" not in out and len(out.splitlines()) == 8
     assert any(len(c.splitlines()) <= 6 for c in oracle.calls if b"x" in c)  # sweep 1: chunks
     assert all(len(c.splitlines()) >= 7 for c in oracle.calls if b"x" not in c)
+
+
+@dataclass
+class Compiles(Contains):
+    """Contains, saying whether a candidate "compiles": not when `keep_me` is called but no
+    longer defined, as a compiler oracle's verdict says (`Verdict.kind`)."""
+
+    def test(self, content: bytes) -> Verdict:
+        self.calls.append(content)
+        if b"keep_me(1, 2)" in content and b"int keep_me(" not in content:
+            return Verdict(False, "compile error: keep_me undeclared", kind=COMPILE_ERROR)
+        return Verdict(all(n in content for n in self.needles), kind=BUILT)
+
+
+def test_each_pass_is_charged_its_candidates_that_did_not_compile():
+    oracle = Compiles((b"keep_me(1, 2)",))
+    with Evaluator(oracle, 1, "threading") as ev:
+        schedule = Schedule(first=passes.resolve(list(passes.FIRST)), main=passes.resolve(list(passes.MAIN)),
+                            last=passes.resolve(list(passes.LAST)))
+        engine = Engine(ev, "cpp", schedule)
+        engine.reduce(CODE)
+        per_pass = engine.status.per_pass
+    failed = sum(b"keep_me(1, 2)" in c and b"int keep_me(" not in c for c in oracle.calls)
+    assert failed > 0 and sum(y.compile_errors for y in per_pass.values()) == ev.counters.compile_errors == failed
+    assert sum(y.build_known for y in per_pass.values()) == ev.counters.tests
+    _, script = reduce(CODE, Contains((b"keep_me(1, 2)",)))  # a script's verdicts say nothing of it
+    assert script.counters.compile_errors == script.counters.build_known == 0

@@ -22,6 +22,7 @@ from interestingness.explain import (
     Dump,
     ExplainError,
     PassGates,
+    default_stages,
     explain_file,
     explain_ir,
     parse_log,
@@ -266,3 +267,8 @@ def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeyp
     r = explain_ir(bc, dumps=False, workdir=tmp_path / "w")
     assert any("nor -opt-bisect intervals" in n for n in r.notes) and not r.ablations
     assert r.bisects and r.bisects[0]["builds"] >= 2
+
+
+def test_the_stages_ablated_by_default_follow_the_side_that_spills():
+    assert default_stages({"lto": {"spill_ops": 4}, "nolto": {"spill_ops": 0}}) == (LINK, PRELINK)
+    assert NOLTO_STAGE in default_stages({"lto": {"spill_ops": 0}, "nolto": {"spill_ops": 6}})  # the reverse predicate

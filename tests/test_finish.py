@@ -116,3 +116,4 @@ def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
     assert len(shown) == len(kernel["lto"]) and kernel["lto"]["loop_spill_ops"] > 0
     assert not (elsewhere / "lto.s").exists()  # the builds happen in a directory of their own
     assert (elsewhere / "README.md").read_text().count("clang++ -x hip") == 2
+    assert "culprit" in (elsewhere / "EXPLAIN.md").read_text().lower()  # which compiler passes make the difference

@@ -56,6 +56,21 @@ def test_an_unguarded_header_including_itself_stays_an_include(tmp_path):
     assert flat == b'int s;\n#include "self.h"\n'
 
 
+def test_guarded_headers_including_each_other_leave_no_include(tmp_path):
+    """composable_kernel: ck/utility/common_header.hpp includes multi_index.hpp, which includes
+    "common_header.hpp" again. The preprocessor skips the inner include (pragma once, or the
+    guard already defined); an include left in the flattened file finds nothing next to it."""
+    (tmp_path / "ck").mkdir()
+    (tmp_path / "ck" / "common.h").write_text('#pragma once\n#include "multi.h"\nint common;\n')
+    (tmp_path / "ck" / "multi.h").write_text('#pragma once\n#include "common.h"\n#include "guard.h"\nint multi;\n')
+    (tmp_path / "ck" / "guard.h").write_text('#ifndef GUARD_H\n#define GUARD_H\n#include "guard.h"\nint guard;\n#endif\n')
+    main = tmp_path / "m.cpp"
+    flat, headers = flatten(main, b'#include "ck/common.h"\n', [])
+    assert b"#include" not in flat
+    assert flat == b"#ifndef GUARD_H\n#define GUARD_H\nint guard;\n#endif\nint multi;\nint common;\n"
+    assert [h.name for h in headers] == ["common.h", "multi.h", "guard.h"]
+
+
 @needs_clang22
 def test_flattening_the_corpus_case_keeps_the_kernel():
     """16 hipconv headers into one file: it parses no worse than they did and builds the same

@@ -87,6 +87,7 @@ def test_a_whitespace_pass_never_leaves_a_file_that_does_not_compile(tmp_path):
     (tmp_path / "k.hip").write_bytes(OWN_API)
     predicate = ["--predicate", "lto.spill_ops > 0"]
     r = subprocess.run([*REDUCE, "k.hip", "-o", "out.hip", "-j", "2", "-q", "--passes", "blank,join-lines", "--no-format",
+                        "--no-explain",
                         *predicate, "--"], cwd=tmp_path, capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr

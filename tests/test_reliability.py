@@ -145,7 +145,7 @@ def test_a_dash_named_hip_file_reaches_clang_as_a_file(tmp_path):
 def test_a_compiler_killed_by_sigkill_is_retried_and_never_cached(tmp_path):
     """A clang wrapper that kills itself with SIGKILL once, when told to: a failure of the machinery."""
     from interestingness.spill import SpillSetup
-    from reducer.cache import VerdictCache
+    from reducer.cache import RECORD_CONFIRMATION, VerdictCache
     from reducer.evaluate import Evaluator
 
     kill = tmp_path / "kill-next-compile"
@@ -163,10 +163,13 @@ exec {CLANG} "$@"
     assert verdict.infra_failure and "signal 9" in verdict.reason
     cache = VerdictCache(tmp_path / "cache", oracle.identity())
     kill.touch()
+    content = HIP_KERNEL.format(v="3.0f").encode()
     with Evaluator(oracle, cache=cache) as ev:
-        assert ev.test(HIP_KERNEL.format(v="3.0f").encode()).interesting  # killed, then retried
+        assert ev.test(content).interesting  # killed, then retried
         assert ev.counters.infra_retries == 1 and ev.counters.tests == 2
-    assert cache.entries() == 1  # the retried verdict only, never the killed one
+    # the retried verdict and its confirmation, never the killed one
+    assert cache.get(content).interesting and cache.get_record(content, RECORD_CONFIRMATION) is not None
+    assert cache.entries() == 2
 
 
 def test_work_and_cache_directories_are_private_and_refuse_planted_symlinks(tmp_path):

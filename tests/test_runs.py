@@ -126,11 +126,23 @@ def test_report_has_sizes_passes_and_a_plot(tmp_path):
     r = reduce("report", workdir, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "| bytes | 1" in r.stdout and "## Yield per pass" in r.stdout and "![size over time](size.png)" in r.stdout
+    assert "| did not compile |" in r.stdout and "did not compile: " not in r.stdout  # a script cannot tell
     assert (workdir / "size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((workdir / "summary.json").read_text())
     assert summary["outcome"] == "done" and summary["bytes"]["result"] == len((tmp_path / "case.reduced.c").read_bytes())
     assert summary["tests"] == journal_lines(workdir)  # candidates, re-checks and stability checks
     assert sum(p["bytes_removed"] for p in summary["per_pass"].values()) == summary["bytes"]["original"] - summary["bytes"]["reduced"]
+
+
+def test_the_share_of_candidates_that_did_not_compile_per_pass():
+    from reducer.report import compile_failures, compile_failures_line
+    per_pass = {"inline": {"tests": 12, "compile_errors": 7, "build_known": 12},
+                "unused": {"tests": 57, "compile_errors": 30, "build_known": 57},
+                "branches": {"tests": 33, "compile_errors": 0, "build_known": 33}}
+    assert compile_failures(per_pass["inline"]) == "7 (58%)" and compile_failures({"tests": 3}) == "-"
+    assert compile_failures_line(per_pass) == ("did not compile: 37 of 102 tested candidates (36%); "
+                                               "unused 30 (53%), inline 7 (58%)")
+    assert compile_failures_line({"lines": {"tests": 4}}) is None
 
 
 def test_json_progress_lines(tmp_path):

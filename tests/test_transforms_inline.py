@@ -2,6 +2,7 @@
 from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
+from reducer.edits import apply
 from reducer.passes import REGISTRY
 from reducer.source import Source
 
@@ -125,3 +126,71 @@ def test_helpers_taking_references_are_inlined_with_the_references_bound():
 def test_inlining_helpers_taking_references_keeps_the_kernel_mfma_count():
     text, _ = fixpoint("inline", REFERENCES)
     assert mfma_counts(text) == mfma_counts(REFERENCES) == [2]
+
+
+ABBREVIATED = PRELUDE + b"""
+__device__ auto twice(auto v) { return v * 2; }
+[[nodiscard]] __device__ inline unsigned add1(unsigned v) { return v + 1; }
+__device__ auto half(int v) -> int { return v / 2; }
+__device__ int pick(auto v) { if constexpr (sizeof(v) == 4) return 1; else return 2; }
+__global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
+  f32x4_t acc = {};
+  acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[twice(p[1])], in[add1(p[5])], acc, 0, 0, 0);
+  out[half(p[2]) + pick(p[7])] = acc;
+}
+"""
+
+
+def test_no_candidate_casts_to_auto():
+    """An abbreviated function template (`auto` parameters) or a deduced return type inlined in
+    an expression: the argument and the value stand as they are, `(auto)(...)` never compiles.
+    A trailing return type is the cast; an attribute is no part of the type; a template with an
+    `if constexpr` is not inlined (its discarded branch would be compiled)."""
+    items = REGISTRY["inline"].items(Source(ABBREVIATED, "cuda"), 0)
+    texts = [apply(ABBREVIATED, item) for item in items]
+    kernels = [t.split(b"__global__")[1] for t in texts]
+    assert len(texts) == 3 and not any(b"auto" in k or b"[[" in k for k in kernels)
+    assert any(b"in[((p[1]) * 2)]" in t for t in texts) and any(b"out[((int)(((int )(p[2])) / 2))" in t for t in texts)
+    assert any(b"in[((unsigned)(((unsigned )(p[5])) + 1))]" in t for t in texts)
+
+
+@needs_clang22
+def test_inlined_abbreviated_templates_build():
+    text, steps = fixpoint("inline", ABBREVIATED)
+    assert steps == 3 and b"pick(p[7])" in text and mfma_counts(text) == mfma_counts(ABBREVIATED) == [1]
+
+
+NAMESPACES = PRELUDE + b"""
+namespace lib {
+namespace conv {
+constexpr int table[] = {1, 2, 3};
+struct Geo { int n; };
+__device__ int lookup(const Geo& geo, int i) { int bias = 1; return table[i % 3] * geo.n + bias; }
+}
+namespace host {
+constexpr int table[] = {7};
+__global__ void kern(const bf16x8_t* in, f32x4_t* out, conv::Geo g) {
+  f32x4_t acc = {};
+  int r = conv::lookup(g, threadIdx.x);
+  acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[r], in[table[0]], acc, 0, 0, 0);
+  out[threadIdx.x] = acc;
+}
+}
+}
+"""
+
+
+def test_a_body_inlined_in_another_namespace_names_what_it_named():
+    """`table` in `conv::lookup` is `conv::table`; at the call, in `host`, it would be
+    `host::table` (or nothing): the inlined body says `::lib::conv::table`, and `Geo` likewise."""
+    items = REGISTRY["inline"].items(Source(NAMESPACES, "cuda"), 0)
+    assert len(items) == 1
+    out = apply(NAMESPACES, items[0])
+    assert b"{ const ::lib::conv::Geo& geo = g; int i = threadIdx.x; int bias = 1; " \
+           b"r = ::lib::conv::table[i % 3] * geo.n + bias; }" in out, out.decode()
+
+
+@needs_clang22
+def test_a_body_inlined_in_another_namespace_builds():
+    text, steps = fixpoint("inline", NAMESPACES)
+    assert steps == 1 and mfma_counts(text) == mfma_counts(NAMESPACES) == [1]

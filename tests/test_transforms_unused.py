@@ -2,7 +2,7 @@
 from itertools import chain
 
 from conftest import needs_clang22
-from transforms import PRELUDE, mfma_counts
+from transforms import PRELUDE, fixpoint, mfma_counts
 
 from reducer.edits import apply
 from reducer.passes import REGISTRY
@@ -52,3 +52,38 @@ def test_unused_declarations_go_and_used_ones_and_kernels_stay():
 def test_removing_unused_declarations_compiles_and_keeps_the_mfma():
     out = removed_all(removed_all(TEXT))
     assert mfma_counts(out) == mfma_counts(TEXT) == [0, 1]
+
+
+def test_operators_and_members_a_braced_list_fills_stay():
+    """`operator==` is used as `a == b`, which no token names; `why` of an aggregate may be
+    filled by `{true, ms, nullptr}`: deleting either never compiles (mfconv_pos, issue 28).
+    A member of a class with a constructor, or past the longest positional list, is fair game."""
+    text = (b"struct Config { int a, b; friend constexpr bool operator==(const Config&, const Config&) = default; };\n"
+            b"struct Result { bool ok; float ms; const char* why; int spare; };\n"
+            b"struct Built { Built(int v) : x(v) {} int x; int unused_y; };\n"
+            b"bool same(Config p, Config q) { return p == q; }\n"
+            b"Result ok(float ms) { return {true, ms, nullptr}; }\n"
+            b"int main() { Result r = ok(1); Built b{2}; return r.ok + b.x + same({1, 2}, {3, 4}) + (int)r.ms; }\n")
+    deleted = {text[e.start:e.end].strip() for item in REGISTRY["unused"].items(Source(text, "cpp"), 0) for e in item}
+    assert deleted == {b"int spare;", b"int unused_y;"}
+
+
+def test_static_asserts_go_and_with_them_what_only_they_used():
+    """No code depends on a static_assert; mfconv's `static_assert(select_wgrad_config(...) >= 0)`
+    kept the host heuristics, and through them the config table, alive."""
+    text = (b"constexpr int table[] = {1, 2, 3};\nconstexpr int pick(int i) { return table[i]; }\n"
+            b"static_assert(pick(1) == 2, \"table\");\nstruct S { static_assert(sizeof(int) == 4); int v; };\n"
+            b"int main() { S s{1}; static_assert(true); return s.v; }\n")
+    out, _ = fixpoint("unused", text)
+    assert out == b"struct S {  int v; };\nint main() { S s{1};  return s.v; }\n", out.decode()
+
+
+def test_a_declaration_split_at_an_unknown_macro_is_not_deleted_in_part():
+    """Before `macros` expands it, `HD constexpr long f(int d) const {...}` reads as a member
+    `HD constexpr long` and a function `f(int d) const {...}`: deleting the function alone
+    leaves `constexpr long;` behind, which never compiles."""
+    text = (b"struct D {\n  long_index_t n;\n  HD constexpr long_index_t f(index_t d) const { return n + d; }\n};\n"
+            b"int main() { D d{1}; return d.n; }\n")
+    src = Source(text, "cpp")
+    assert any(n.type == "function_definition" and n.text.startswith(b"f(") for n in src.nodes())
+    assert REGISTRY["unused"].items(src, 0) == []

@@ -217,7 +217,7 @@ def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
 def test_a_run_targets_one_kernel_and_deletes_the_other(tmp_path):
     (tmp_path / "k.hip").write_bytes(TWO)
     run = [sys.executable, "-m", "reducer.cli", "k.hip", "--passes", "instantiate", "--predicate", SCRATCH, "-j", "1",
-           "--no-cache", "--check-repeat", "1", "-q", "--"]
+           "--no-cache", "--check-repeat", "1", "-q", "--no-explain", "--"]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr

@@ -1,5 +1,5 @@
-"""The verdict store: one consistent state for the evaluator's threads, provisional verdicts kept
-out of the journal's and the cache's settled ones, claims that never outlive their tests."""
+"""The verdict store: one consistent state for the evaluator's threads, confirmations kept apart
+from the tests' verdicts, claims that never outlive their tests."""
 import json
 import sqlite3
 import threading
@@ -53,18 +53,21 @@ def test_threads_adding_and_looking_up_keep_every_counter_exact(tmp_path):
     assert len(records(tmp_path)) == threads * per  # one whole journal line per settled verdict
 
 
-def test_a_provisional_verdict_is_journalled_as_a_check_and_never_as_settled(tmp_path):
+def test_a_confirmation_is_a_record_of_its_own_in_memory_journal_and_cache(tmp_path):
     s = store(tmp_path, cache=True)
-    s.add_provisional(b"x", Verdict(True))
-    assert s.provisional(b"x") == Verdict(True) and s.lookup(b"x") is None
-    assert [r.get("check") for r in records(tmp_path)] == [True]
-    assert digest(b"x") not in Journal(tmp_path / "journal.jsonl").known  # a resumed run tests it again
-    assert VerdictCache(tmp_path / "cache", {}).get(b"x") is None
-    s.settle(b"x", Verdict(False, "refused on confirmation"))
-    assert s.provisional(b"x") is None and s.counters.unconfirmed == 1
-    assert s.lookup(b"x").reason == "refused on confirmation"
-    assert Journal(tmp_path / "journal.jsonl").known[digest(b"x")].reason == "refused on confirmation"
-    assert VerdictCache(tmp_path / "cache", {}).get(b"x").reason == "refused on confirmation"
+    s.add(b"x", Verdict(True))
+    s.add_confirmation(b"x", Verdict(False, "refused on confirmation"))
+    assert s.lookup(b"x").interesting  # the test's verdict stays what the test said
+    assert s.confirmation(b"x").reason == "refused on confirmation" and s.counters.unconfirmed == 1
+    journal = Journal(tmp_path / "journal.jsonl")
+    assert journal.known[digest(b"x")].interesting and journal.tests == 1  # a confirmation is no test
+    assert journal.confirmed[digest(b"x")].reason == "refused on confirmation"
+    assert VerdictCache(tmp_path / "cache", {}).get(b"x").interesting
+    fresh = store(tmp_path / "other", cache=False, journal=False)
+    assert fresh.confirmation(b"x") is None
+    cached = VerdictStore(journal=None, cache=VerdictCache(tmp_path / "cache", {}), stale_after=3600, layout=None,
+                          clock=lambda: 1.0)
+    assert cached.confirmation(b"x").reason == "refused on confirmation"
 
 
 def test_a_claim_is_released_when_the_tests_raise(tmp_path):

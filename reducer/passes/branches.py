@@ -1,25 +1,66 @@
-"""Delete a `case` of a switch or the `else` of an if: the dispatch (on a data type, a layout, a
-direction) through which a library instantiates many kernels and helpers where the bug needs
+"""Delete a branch of the dispatch (on a data type, a layout, a direction, whether the K loop has
+a main part) through which a library instantiates many kernels and helpers where the bug needs
 one. Few items, so it is cheap to try before the deletion of everything else; `tree-delete`
-would reach them only after every shallower node of the file."""
+would reach them only after every shallower node of the file.
+
+Level 0 deletes a `case` of a switch or the `else` of an if: the taken branch stays. Level 1
+deletes the other side, for the ifs that dispatch (their `then` branch names a template's
+instance or launches a kernel): `if (c) A else B` becomes `B`, and `if (c) A` without an else
+goes. The kernel a run targets may be in either branch (composable_kernel launches the one
+without the main K loop in the `else`), and which one survives is the verdicts' choice."""
 from __future__ import annotations
 
-from ..edits import Item, deletion, line_span
-from ..source import Source
+from tree_sitter import Node
+
+from ..edits import Edit, Item, deletion, line_span
+from ..source import Source, walk
 from .base import Pass
 
 _BRANCHES = frozenset({"case_statement", "else_clause"})
+# what a dispatching branch holds: a use of a template with its arguments, a kernel launch
+_INSTANCES = frozenset({"template_function", "template_type", "template_method", "kernel_call_syntax"})
 
 
 class Branches(Pass):
     name = "branches"
-    summary = "delete cases of a switch and else branches (dispatch to other instantiations), first"
+    summary = "delete cases of a switch and either branch of an if that dispatches to other instantiations, first"
     needs_tree = True
 
-    def enumerate(self, src: Source) -> list[Item]:
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        if level > 1:
+            return None
         items, inside = [], -1  # end of the branch last taken: one inside it goes with it
         for node in src.nodes():  # pre-order: an outer branch comes before the ones it holds
-            if node.type in _BRANCHES and node.start_byte >= inside:
+            if node.start_byte < inside:
+                continue
+            if level == 0 and node.type in _BRANCHES:
                 items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
-                inside = node.end_byte
+            elif level == 1 and (item := _other_side(src, node)) is not None:
+                items.append(item)
+            else:
+                continue
+            inside = node.end_byte
         return items
+
+
+def _other_side(src: Source, node: Node) -> Item | None:
+    """The item keeping only the `else` of a dispatching if (deleting it, without an else); None
+    for an if that does not dispatch, an `if constexpr` (its other branch may not compile here)
+    and an if whose condition declares something (`if (auto* p = f())`) the branches may use."""
+    if node.type != "if_statement" or any(c.type == "constexpr" for c in node.children):
+        return None
+    cond, then = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+    if cond is None or then is None or any(c.type in ("declaration", "init_statement") or
+                                           cond.field_name_for_child(i) == "initializer"
+                                           for i, c in enumerate(cond.children)):
+        return None
+    if not any(n.type in _INSTANCES for n in walk(then)):
+        return None
+    alternative = node.child_by_field_name("alternative")
+    if alternative is None:
+        if node.parent is None or node.parent.type != "compound_statement":
+            return None  # `else if (c) A` without an else of its own: level 0 takes the whole `else`
+        return deletion(*line_span(src.text, node.start_byte, node.end_byte))
+    body = alternative.named_children[-1] if alternative.type == "else_clause" and alternative.named_children \
+        else alternative
+    return (Edit(node.start_byte, node.end_byte, src.text[body.start_byte:body.end_byte]),)

@@ -31,6 +31,8 @@ class Constants(Pass):
                 continue
             if not any(c.text in (b"constexpr", b"const") for c in node.children):
                 continue
+            if node.parent is not None and node.parent.type == "template_declaration":
+                continue  # a variable template (`always_false<T>`) takes arguments
             type_ = node.child_by_field_name("type")
             declarators = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"]
             if type_ is None or not int_type(type_) or len(declarators) != 1:

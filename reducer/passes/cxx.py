@@ -72,13 +72,41 @@ def entity_name(entity: Node) -> bytes | None:
 
 
 def inside_template(node: Node) -> bool:
-    """Whether a template declaration encloses `node`: its code is not instantiated yet."""
+    """Whether a template encloses `node`: its code is not instantiated yet. A generic lambda
+    (`[&]<DataType DT>() {...}`, `[&](auto flag) {...}`) and an abbreviated function template
+    (`void f(auto x)`) are templates too: `vec_of<DT>` in one names a parameter."""
     node = node.parent
     while node is not None:
-        if node.type == "template_declaration":
+        if node.type == "template_declaration" or generic(node):
             return True
         node = node.parent
     return False
+
+
+def generic(node: Node) -> bool:
+    """A template that is no template declaration: a lambda with a template parameter list or an
+    `auto` parameter, or a function with an `auto` parameter (an abbreviated function template)."""
+    if node.type == "lambda_expression":
+        if node.child_by_field_name("template_parameters") is not None:
+            return True
+    elif node.type != "function_definition":
+        return False
+    params = parameters(node)
+    return params is not None and any(placeholder(p) for p in elements(params))
+
+
+def parameters(node: Node) -> Node | None:
+    """The parameter list of a function definition or a lambda (None for `[] {}`)."""
+    decl = node.child_by_field_name("declarator")
+    if decl is None or decl.type not in ("function_declarator", "lambda_declarator", "abstract_function_declarator"):
+        return None
+    return decl.child_by_field_name("parameters")
+
+
+def placeholder(param: Node) -> bool:
+    """A parameter whose type is `auto` (`auto x`, `const auto& y`, `std::integral auto z`)."""
+    type_ = param.child_by_field_name("type")
+    return type_ is not None and type_.type == "placeholder_type_specifier"
 
 
 _INT_TYPES = re.compile(rb"^(?:(?:signed|unsigned|int|short|bool)\s*)+$|^u?int(?:8|16|32)_t$")

@@ -19,34 +19,48 @@ from tree_sitter import Node
 from ..edits import Edit, Item, apply, line_span
 from ..source import Source, walk
 from .base import Pass
-from .cxx import elements, inside_template, simple_name
-from .names import written_at
+from .cxx import elements, generic, inside_template, placeholder, simple_name
+from .folding import scope_of
+from .names import declaration_counts, qualified, written_at
 
 _SCOPES = frozenset({"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
                      "preproc_elif", "linkage_specification"})
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement"})
 _UNSAFE = frozenset({"lambda_expression", "goto_statement", "labeled_statement", "static_assert_declaration"})
 _MACRO_LIKE = re.compile(rb"^(?:[A-Z][A-Z0-9_]*|__\w+__|inline|static|extern|constexpr|consteval)$")
+_ATTRIBUTES = re.compile(rb"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)", re.S)
+_AUTO = re.compile(rb"\bauto\b")
 _INT_LITERAL = re.compile(rb"^(?:0|[1-9][0-9]*)$")
 _PLAIN = frozenset({"identifier", "number_literal", "true", "false", "field_expression"})
 
 
 class _Callee:
-    def __init__(self, src: Source, fn: Node):
+    """A function to inline: its parameters, body and returns, read from `src` (`node` is the
+    definition in the file; the text read may be a copy with names qualified, `at`)."""
+
+    def __init__(self, src: Source, fn: Node, node: Node | None = None):
         decl = fn.child_by_field_name("declarator")
-        self.node, self.body = fn, fn.child_by_field_name("body")
+        self.src, self.node, self.body = src, node if node is not None else fn, fn.child_by_field_name("body")
         self.params = elements(decl.child_by_field_name("parameters"))
         self.names = [_param_name(p) for p in self.params]
-        head = src.text[fn.start_byte:decl.start_byte].split()
+        head = _ATTRIBUTES.sub(b" ", src.text[fn.start_byte:decl.start_byte]).split()
         while head and _MACRO_LIKE.match(head[0]):
             head.pop(0)
+        # the type a call's value is cast to when inlined in an expression: none for a deduced one
+        # (`auto`, `decltype(auto)`), whose value has the expression's own type (`(auto)(e)` would
+        # not compile), unless a trailing return type names it
+        trailing = next((c for c in decl.children if c.type == "trailing_return_type"), None)
         self.returns = b" ".join(head)
+        self.cast: bytes | None = self.returns
+        if _AUTO.search(self.returns):
+            self.cast = trailing.named_children[0].text if trailing is not None and trailing.named_children else None
         self.return_nodes = [n for n in walk(self.body) if n.type == "return_statement"]
 
     def ok(self) -> bool:
         """Whether a call of it can become its body: a plain function with a braced body and
         named parameters, not a kernel, nothing in the body that cannot be copied."""
-        return self._braced_body() and self._plain_parameters() and not self._kernel() and not self._unsafe_body()
+        return self._braced_body() and self._plain_parameters() and not self._kernel() and not self._unsafe_body() \
+            and not self._discards()
 
     def _braced_body(self) -> bool:
         return self.body is not None and self.body.type == "compound_statement"
@@ -55,6 +69,12 @@ class _Callee:
         """Every parameter named, none `...`, no `(void)`."""
         return all(self.names) and not any(
             p.type == "variadic_parameter_declaration" or p.text == b"void" for p in self.params)
+
+    def _discards(self) -> bool:
+        """An abbreviated function template (`auto` parameters) with an `if constexpr`: copied
+        into a plain function, its discarded branch would be compiled too (and may not build)."""
+        return generic(self.node) and any(
+            n.type == "if_statement" and any(c.type == "constexpr" for c in n.children) for n in walk(self.body))
 
     def _kernel(self) -> bool:
         return any(c.type == "__global__" for c in self.node.children)
@@ -65,6 +85,26 @@ class _Callee:
 
     def encloses(self, node: Node) -> bool:
         return self.node.start_byte <= node.start_byte < self.node.end_byte
+
+    def at(self, scope: tuple[bytes, ...], before: int) -> _Callee | None:
+        """The callee as its body reads in the namespaces `scope`, before `before`: the names it
+        looks up in its own namespace qualified where they would mean something else there, or
+        nothing (`wgrad_xdl_spreads` of a helper in `conv`, called from `host`); None when that
+        cannot be said (a name of an unnamed namespace)."""
+        origin = scope_of(self.node)
+        if scope == origin:
+            return self
+        text = self.src.text[self.node.start_byte:self.node.end_byte]
+        own = frozenset(declaration_counts(self.node))
+        moved = qualified(self.src, text, scope, before, origin, own)
+        if moved is None or moved == text:
+            return None if moved is None else self
+        copy = Source(moved, self.src.language)
+        fn = copy.tree.root_node.named_children[0] if copy.tree.root_node.named_children else None
+        if fn is None or fn.type != "function_definition" or copy.error_count > 0 and \
+                copy.error_count > Source(text, self.src.language).error_count:
+            return None
+        return _Callee(copy, fn, self.node)
 
 
 def _param_name(p: Node) -> bytes | None:
@@ -94,7 +134,12 @@ class Inline(Pass):
             callee = _Callee(src, defs[name][0])
             if not callee.ok() or _recursive_or_nested(callee, sites):
                 continue
-            edits = [_inline(src, c, callee) for c in sites]
+            # the body, read where each call is (its namespaces' names qualified)
+            where = {scope: callee.at(scope, min(c.start_byte for c in sites if scope_of(c) == scope))
+                     for scope in {scope_of(c) for c in sites}}
+            if None in where.values():
+                continue
+            edits = [_inline(src, c, where[scope_of(c)]) for c in sites]
             if None in edits:
                 continue
             item = (*edits, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte)))
@@ -181,12 +226,12 @@ def _bindings(src: Source, callee: _Callee, args: list[Node]) -> bytes | None:
             value = default.text
         else:
             return None
-        if value == name and (_const_ref(p) or not _written(src, callee.body, name)):
+        if value == name and (_const_ref(p) or not _written(callee.src, callee.body, name)):
             continue
         if name in arg_idents:
             return None  # `int a = b; int b = a;`: the second would read the new local
         decl = p.text if p.type == "parameter_declaration" else \
-            src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
+            callee.src.text[p.start_byte:p.child_by_field_name("default_value").start_byte].rstrip().rstrip(b"=")
         out.append(decl + b" = " + value + b";")
     return b" ".join(out)
 
@@ -222,7 +267,7 @@ def _as_statement(src: Source, stmt: Node, callee: _Callee, args: list[Node], ta
         return None
     else:
         edits = [Edit(r.start_byte, r.end_byte, b"{ " + _assign(r, target, True) + b" }") for r in returns]
-    inner = apply(src.text[body.start_byte + 1:body.end_byte - 1],
+    inner = apply(callee.src.text[body.start_byte + 1:body.end_byte - 1],
                   [Edit(e.start - body.start_byte - 1, e.end - body.start_byte - 1, e.replacement) for e in edits])
     if returns and returns != [last] and target != b"return":
         inner = b"do {" + inner + b"} while (0);"
@@ -251,6 +296,8 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
     if len(stmts) != 1 or stmts[0].type != "return_statement" or not stmts[0].named_children \
             or not callee.returns or callee.returns == b"void" or len(args) != len(callee.params):
         return None
+    # an `auto` parameter has the argument's own type (decayed): the argument stands as it is,
+    # where a cast to `auto` would not compile; so does a deduced return type's value
     expr = stmts[0].named_children[0]
     uses = Counter(n.text for n in walk(expr) if n.type == "identifier")
     edits = []
@@ -258,8 +305,11 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
         if uses[name] != 1 and arg.type not in _PLAIN:
             return None  # would evaluate the argument twice, or drop its side effects
         decl = p.child_by_field_name("declarator")
-        type_ = src.text[p.start_byte:decl.start_byte] + src.text[decl.start_byte:decl.end_byte].replace(name, b"")
-        if decl.type == "reference_declarator":
+        text = callee.src.text
+        type_ = text[p.start_byte:decl.start_byte] + text[decl.start_byte:decl.end_byte].replace(name, b"")
+        if decl.type == "reference_declarator" or placeholder(p):
+            if placeholder(p) and _written(callee.src, callee.body, name):
+                return None  # the copy was written: the argument would be
             value = b"(" + arg.text + b")"
         elif type_.strip() == b"int" and _INT_LITERAL.match(arg.text) and int(arg.text) < 2 ** 31:
             value = arg.text  # already an int: the cast would only cost bytes
@@ -270,7 +320,9 @@ def _as_expression(src: Source, call: Node, callee: _Callee, args: list[Node]) -
         edits += [Edit(n.start_byte - expr.start_byte, n.end_byte - expr.start_byte, value)
                   for n in walk(expr) if n.type == "identifier" and n.text == name
                   and not (n.parent.type == "field_expression" and n.parent.child_by_field_name("field") == n)]
-    return Edit(call.start_byte, call.end_byte, b"((" + callee.returns + b")(" + apply(expr.text, edits) + b"))")
+    value = apply(expr.text, edits)
+    return Edit(call.start_byte, call.end_byte,
+                b"((" + callee.cast + b")(" + value + b"))" if callee.cast is not None else b"(" + value + b")")
 
 
 def _cast_to(arg: Node, type_: bytes) -> bool:

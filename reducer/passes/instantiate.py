@@ -21,13 +21,13 @@ from tree_sitter import Node
 
 from ..edits import Edit, Item, apply, line_span
 from ..lexer import tokenize
-from ..source import Source
+from ..source import Source, walk
 from .base import Pass
 from .consteval import expression
-from .cxx import elements, entity_name, inside_template, simple_name, spaced
+from .cxx import elements, entity_name, generic, inside_template, parameters, simple_name, spaced
 from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .literals import typed
-from .names import local_names, looked_up, names_local
+from .names import declaration_counts, local_names, looked_up, names_local, qualified
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
                        "alias_declaration"})
@@ -72,10 +72,13 @@ def _key(args: list[bytes]) -> bytes:
 class _Params:
     """A template's parameters bound to one argument list: each name's argument text (a default
     with the earlier parameters substituted), the type parameters, and the non-type ones'
-    declared types (None for `auto` or a type naming another parameter)."""
+    declared types (None for `auto` or a type naming another parameter). `kept` are names that
+    stay as they are in the text and stand for their argument in questions only: a generic
+    lambda's function parameters (`auto flag`), which its inlined body declares as locals."""
 
-    def __init__(self, texts: dict[bytes, bytes], types: set[bytes], declared: dict[bytes, bytes | None]):
-        self.texts, self.types, self.declared = texts, types, declared
+    def __init__(self, texts: dict[bytes, bytes], types: set[bytes], declared: dict[bytes, bytes | None],
+                 kept: frozenset[bytes] = frozenset()):
+        self.texts, self.types, self.declared, self.kept = texts, types, declared, kept
 
     def substitute(self, text: bytes) -> bytes:
         """`text` with the parameters it looks up replaced by their arguments."""
@@ -105,6 +108,11 @@ class _Renderer:
         # `using T = __bf16;`) and then uses by name, rather than copying the argument into every use
         self.aliased: tuple[bytes, ...] = ()
         self.body: Node | None = None
+        # `if constexpr` whose condition mentions a parameter (or one of `derived`, constants
+        # computed from them) and was not folded: a lambda inlined with one would compile its
+        # discarded branch
+        self.derived: frozenset[bytes] = frozenset()
+        self.unfolded = 0
 
     def aliasing(self, name: bytes, body: Node) -> _Renderer:
         """A copy that also declares `name` at the top of `body`."""
@@ -148,10 +156,10 @@ class _Renderer:
                 edits.append(spaced(self.src.text, n.start_byte, n.end_byte, replacement))
         return edits
 
-    def _mentions(self, node: Node) -> bool:
+    def _mentions(self, node: Node, names: frozenset[bytes] = frozenset()) -> bool:
         if node.type in _NAMES:
-            return node.text in self.params.texts
-        return any(self._mentions(c) for c in node.named_children)
+            return node.text in self.params.texts or node.text in names
+        return any(self._mentions(c, names) for c in node.named_children)
 
     def _ask(self, node: Node, type_: bytes | None = None) -> Value | None:
         """The value of an expression of the template's body, or None (when collecting: None,
@@ -167,7 +175,16 @@ class _Renderer:
 
     def _replacement(self, n: Node, fold: bool) -> bytes | None:
         if fold and n.type == "if_statement" and any(c.type == "constexpr" for c in n.children):
-            return self._fold_if(n)
+            folded = self._fold_if(n)
+            cond = n.child_by_field_name("condition")
+            if folded is None and cond is not None and self._mentions(cond, self.derived):
+                self.unfolded += 1
+            return folded
+        if fold and n.type == "static_assert_declaration" and self._mentions(n, self.derived) \
+                and _under_if_constexpr(n):
+            # it held where the call took it; in a branch left unfolded it may be one the call
+            # discarded, and with the parameters bound it is checked where it stands
+            self.unfolded += 1
         param = n.type in _NAMES and n.text in self.params.texts
         if fold and n.type in _FOLDABLE and not param and self._mentions(n):
             value = self._ask(n)
@@ -178,6 +195,8 @@ class _Renderer:
             if parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("name") == n:
                 return None
             if fold and n.text in self.aliased and self.body.start_byte <= n.start_byte < self.body.end_byte:
+                return None
+            if fold and n.text in self.params.kept:
                 return None
             value = self.values.get(n.text) if fold else None
             if value is not None and (value.number is not None or self.structural):
@@ -243,8 +262,9 @@ class Instantiate(Pass):
     growth = 0.05
 
     def progress(self, src: Source) -> int:
-        """Templates left."""
-        return sum(n.type == "template_declaration" for n in src.nodes())
+        """Templates left, generic lambdas included."""
+        return sum(n.type == "template_declaration" or n.type == "lambda_expression" and generic(n)
+                   for n in src.nodes())
 
     def enumerate(self, src: Source) -> list[Item]:
         definitions: dict[bytes, list[Node]] = defaultdict(list)  # primary templates, partial specialisations
@@ -260,12 +280,21 @@ class Instantiate(Pass):
                 (specialisations[name].append(node) if full else definitions[name].append(node))
         uses: dict[bytes, list[Node]] = defaultdict(list)
         instantiations: dict[bytes, list[Node]] = defaultdict(list)
+        seen: dict[str, list[Node]] = defaultdict(list)  # aliases, explicit instantiations, lambdas
         for node in src.nodes():
             if node.type in _USES and (name := simple_name(node.child_by_field_name("name"))) in definitions \
                     and node.parent.type not in ("struct_specifier", "class_specifier"):  # a specialisation's name
                 explicit = _explicit_instantiation(node)
                 (instantiations[name] if explicit is not None else uses[name]).append(explicit or node)
+            elif node.type in ("alias_declaration", "template_instantiation", "lambda_expression"):
+                seen[node.type].append(node)
+        # `template float bench::DeviceOp::Invoker::Run(...);` with `using DeviceOp = ns::Op<...>;`:
+        # an explicit instantiation of a member of the class template through an alias. The alias
+        # is the use; the instantiation goes with it (a plain class's member cannot be instantiated)
+        members = _member_instantiations(seen["alias_declaration"], seen["template_instantiation"], definitions)
         local, first = local_names(src), first_declarations(src)
+        parameters_ = _template_parameter_names(definitions)
+        alias_templates = _alias_templates(src, definitions)
         plans, keep_one = [], []
         for name, decls in definitions.items():
             if len(decls) != 1 or decls[0].type != "template_declaration":
@@ -281,20 +310,25 @@ class Instantiate(Pass):
             # after the template replaced (`using PassThrough = ck::...::PassThrough;` in the file
             # that instantiates a library's kernel)
             for outer in (False, True):
-                texts = [_arguments(s, outer) for s in sites]
-                args = {_key(t) for t in texts}
-                if len(args) == 1 and not names_local(next(iter(args)), local) \
-                        and _declared_before(first, next(iter(args)), decls[0].start_byte):
+                # written where they are used, they must mean the same where the template is
+                texts = [[qualified(src, a, scope_of(decls[0]), decls[0].start_byte, scope_of(s))
+                          for a in _arguments(s, outer, alias_templates)] for s in sites]
+                args = {_key(t) for t in texts if None not in t}
+                if len(args) == 1 and all(None not in t for t in texts) and not names_local(next(iter(args)), local) \
+                        and _declared_before(first, next(iter(args)), decls[0].start_byte) \
+                        and not looked_up(next(iter(args))) & (parameters_ - set(first)):
                     break
             else:
                 continue
-            plan = _Plan(src, decls[0], uses[name], instantiations[name], specialisations[name], texts[-1])
+            plan = _Plan(src, decls[0], uses[name], instantiations[name] + members[name], specialisations[name],
+                         texts[-1])
             if plan.chosen is not None or plan.params is not None:
                 plans.append(plan)
         # every value any of them needs, in one question; a structural literal one would use is
         # confirmed by a second (clang prints an enum field as a number: that does not compile back)
+        plans += [plan for lam in seen["lambda_expression"] if generic(lam) and (plan := _lambda_plan(src, lam))]
         answers = ask(src, [q for plan in plans for q in plan.queries()])
-        choices = [plan.item(answers) for plan in plans]
+        choices = [choice for plan in plans if (choice := plan.item(answers)) is not None]
         confirmations = ask(src, [q for _, _, wanted in choices for q in wanted])
         items = [literal_ if literal_ is not None and all(confirmations.get(q) == v for q, v in wanted.items())
                  else plain for plain, literal_, wanted in choices]
@@ -302,12 +336,171 @@ class Instantiate(Pass):
         return keep_one + items
 
 
-def _arguments(site: Node, outer: bool = False) -> list[bytes]:
+def _template_parameter_names(definitions: dict[bytes, list[Node]]) -> set[bytes]:
+    """The names the templates' parameter lists declare: an argument naming one that nothing
+    else declares is a template's parameter (`store_stage<T, C>` in a kernel whose template
+    head tree-sitter lost to a macro), which means nothing where the template is."""
+    names = set()
+    for decls in definitions.values():
+        for decl in decls:
+            params = decl.child_by_field_name("parameters") if decl.type == "template_declaration" else None
+            for p in elements(params) if params is not None else ():
+                name = p.child_by_field_name("declarator") or p.child_by_field_name("name") \
+                    or next((c for c in p.named_children if c.type == "type_identifier"), None)
+                if (n := simple_name(name) if name is not None else None) is not None:
+                    names.add(n)
+    return names
+
+
+def _arguments(site: Node, outer: bool = False, alias_templates: dict | None = None) -> list[bytes]:
     """The texts of a use's template arguments, with the local constants and type aliases around
     it (`_local_constants`: `constexpr kernel_config C = conv::configs[53];`, left by
-    instantiating that function) replaced: the next link of a chain must not name a local."""
+    instantiating that function) replaced: the next link of a chain must not name a local. With
+    `outer`, also the namespaces' type aliases and the uses of alias templates (`S<4, 64, 1>`
+    with `template <ck::index_t... Is> using S = ck::Sequence<Is...>;` is `ck::Sequence<4, 64, 1>`)."""
     known = _local_constants(site, outer)
-    return [_replace_names(arg.text, known) for arg in elements(site.child_by_field_name("arguments"))]
+    texts = [_replace_names(arg.text, known) for arg in elements(site.child_by_field_name("arguments"))]
+    return [_expand(t, alias_templates) for t in texts] if outer and alias_templates else texts
+
+
+def _alias_templates(src: Source, definitions: dict[bytes, list[Node]]) -> dict[bytes, tuple[list, bytes]]:
+    """Alias templates of namespace scope declared once: name -> (parameters as (name, is a
+    pack, is a type), the aliased type)."""
+    found = {}
+    for name, decls in definitions.items():
+        entity = _entity(decls[0]) if len(decls) == 1 and decls[0].type == "template_declaration" else None
+        if entity is None or entity.type != "alias_declaration" or inside_template(decls[0]) \
+                or decls[0].parent.type not in ("translation_unit", "declaration_list"):
+            continue
+        params = []
+        for p in elements(decls[0].child_by_field_name("parameters")):
+            pack = p.type in ("variadic_parameter_declaration", "variadic_type_parameter_declaration")
+            type_ = p.type in ("type_parameter_declaration", "variadic_type_parameter_declaration")
+            if type_:
+                pname = next((c.text for c in p.named_children if c.type == "type_identifier"), None)
+            elif p.type in ("parameter_declaration", "variadic_parameter_declaration"):
+                pname = simple_name(p.child_by_field_name("declarator"))
+            else:
+                pname = None  # a default: not worth it
+            if pname is None or params and params[-1][1]:
+                break
+            params.append((pname, pack, type_))
+        else:
+            found[name] = (params, entity.child_by_field_name("type").text)
+    return found
+
+
+def _expand(text: bytes, alias_templates: dict[bytes, tuple[list, bytes]]) -> bytes:
+    """`text` with each unqualified use of an alias template replaced by what it stands for."""
+    for _ in range(8):  # nested uses (`S<S<1>::size>`) one level at a time
+        toks, out, pos, changed = tokenize(text), [], 0, False
+        lex = [text[t.start:t.end] for t in toks]
+        i = 0
+        while i < len(toks):
+            alias = alias_templates.get(lex[i]) if toks[i].kind == "ident" else None
+            if alias is None or i + 1 >= len(toks) or lex[i + 1] != b"<" or i and lex[i - 1] in (b"::", b".", b"->"):
+                i += 1
+                continue
+            args, end = _template_arguments(text, toks, lex, i + 1)
+            expansion = None if args is None else _substitute(alias, args)
+            if expansion is None:
+                i += 1
+                continue
+            out += [text[pos:toks[i].start], expansion]
+            pos, changed = end, True
+            while i < len(toks) and toks[i].start < end:
+                i += 1
+        text = b"".join(out) + text[pos:]
+        if not changed:
+            break
+    return text
+
+
+def _template_arguments(text: bytes, toks: list, lex: list[bytes], open_: int) -> tuple[list[bytes] | None, int]:
+    """The arguments of the `<...>` opening at token `open_`, and where it ends (after its `>`,
+    which may be the first half of a `>>`)."""
+    depth, angle, args, start = 0, 0, [], toks[open_].end
+    for j in range(open_, len(toks)):
+        t = lex[j]
+        if t in (b"(", b"[", b"{"):
+            depth += 1
+        elif t in (b")", b"]", b"}"):
+            depth -= 1
+        elif t == b"<" and depth == 0:
+            angle += 1
+        elif t in (b">", b">>", b">>>") and depth == 0:  # the lexer joins `>>` (and `>>>`, a launch)
+            closes = min(angle, len(t))
+            angle -= closes
+            if angle == 0:  # the last `>` consumed is this list's
+                args.append(text[start:toks[j].start + closes - 1].strip())
+                return ([] if args == [b""] else args), toks[j].start + closes
+        elif t == b"," and depth == 0 and angle == 1:
+            args.append(text[start:toks[j].start].strip())
+            start = toks[j].end
+    return None, len(toks)
+
+
+def _substitute(alias: tuple[list, bytes], args: list[bytes]) -> bytes | None:
+    params, type_ = alias
+    if len(args) < len(params) - (1 if params and params[-1][1] else 0) \
+            or len(args) > len(params) and not (params and params[-1][1]):
+        return None
+    bound: dict[bytes, bytes] = {}
+    for k, (name, pack, is_type) in enumerate(params):
+        if pack:
+            bound[name] = b", ".join(args[k:])
+        else:
+            arg = args[k]
+            simple = expression(arg) is not None and expression(arg).type in _SIMPLE_ARG
+            bound[name] = arg if is_type or simple else b"(" + arg + b")"
+    toks, out, pos = tokenize(type_), [], 0
+    lex = [type_[t.start:t.end] for t in toks]
+    for i, t in enumerate(toks):
+        if t.kind == "ident" and lex[i] in bound and not (i and lex[i - 1] in (b"::", b".", b"->")):
+            pack = any(p[0] == lex[i] and p[1] for p in params)
+            if pack and (i + 1 >= len(toks) or lex[i + 1] != b"..."):
+                return None  # a pack used other than as `Is...`
+            out += [type_[pos:t.start], bound[lex[i]]]
+            pos = toks[i + 1].end if pack else t.end
+    return b"".join(out) + type_[pos:]
+
+
+def _member_instantiations(alias_nodes: list[Node], instantiation_nodes: list[Node],
+                           definitions: dict[bytes, list[Node]]) -> dict[bytes, list[Node]]:
+    """Class template -> explicit instantiations of a member of one of its instances named
+    through a namespace-scope alias (`template float bench::DeviceOp::Invoker::Run(...);`)."""
+    aliases: dict[bytes, bytes] = {}
+    found: dict[bytes, list[Node]] = defaultdict(list)
+    for node in alias_nodes + instantiation_nodes:  # aliases first: an alias is declared before its use
+        if node.type == "alias_declaration" and node.parent is not None \
+                and node.parent.type in ("translation_unit", "declaration_list"):
+            type_ = node.child_by_field_name("type")
+            inner = type_.child_by_field_name("type") if type_ is not None else None
+            while inner is not None and inner.type == "qualified_identifier":
+                inner = inner.child_by_field_name("name")
+            if inner is not None and inner.type == "template_type" and type_.child_by_field_name("declarator") is None \
+                    and (template := simple_name(inner.child_by_field_name("name"))) in definitions:
+                aliases[node.child_by_field_name("name").text] = template
+        elif node.type == "template_instantiation" and aliases:
+            name = _instantiated_name(node)
+            scopes = []
+            while name is not None and name.type == "qualified_identifier":
+                scope = name.child_by_field_name("scope")
+                scopes.append(scope.text if scope is not None else b"")
+                name = name.child_by_field_name("name")
+            if (template := next((aliases[s] for s in scopes[1:] + scopes[:1] if s in aliases), None)) is not None:
+                found[template].append(node)
+    return found
+
+
+def _instantiated_name(inst: Node) -> Node | None:
+    """The name an explicit instantiation instantiates (`ns::launch<C>`, `X::Invoker::Run`, `Foo<3>`)."""
+    node = inst.child_by_field_name("declarator")
+    while node is not None and node.type in ("function_declarator", "pointer_declarator", "reference_declarator"):
+        node = node.child_by_field_name("declarator")
+    if node is None and (type_ := inst.child_by_field_name("type")) is not None:
+        node = type_.child_by_field_name("name")
+    return node
 
 
 def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
@@ -318,7 +511,7 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
     found: dict[bytes, bytes] = {}
     scope = site.parent
     while scope is not None:
-        local = scope.type in _BODIED
+        local = scope.type in _BODIED or scope.type == "compound_statement"
         body = _declarations_read(scope, outer)
         for n in body.named_children if body is not None else ():
             if n.start_byte >= site.start_byte:
@@ -342,6 +535,8 @@ def _local_constants(site: Node, outer: bool = False) -> dict[bytes, bytes]:
 def _declarations_read(scope: Node, outer: bool) -> Node | None:
     """Where `_local_constants` reads declarations in `scope`: a function's or class's body and,
     with `outer`, a namespace's or the file's top level."""
+    if scope.type == "compound_statement":  # a block in a function (an inlined lambda's)
+        return scope
     if scope.type in _BODIED or outer and scope.type == "namespace_definition":
         return scope.child_by_field_name("body")
     return scope if outer and scope.type == "translation_unit" else None
@@ -370,14 +565,20 @@ def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
 
 
 def _explicit_instantiation(node: Node) -> Node | None:
+    """The explicit instantiation `node` names the instantiated template in; a use in its
+    parameter types (`template void launch<C>(X<3> x);`) is an ordinary use."""
+    use = node
     while node is not None \
             and node.type not in ("template_instantiation", "compound_statement", "template_declaration"):
         node = node.parent
-    return node if node is not None and node.type == "template_instantiation" else None
+    if node is None or node.type != "template_instantiation":
+        return None
+    name = _instantiated_name(node)
+    return node if name is not None and name.start_byte <= use.start_byte < name.end_byte else None
 
 
 def _template_use(inst: Node) -> Node | None:
-    stack = [inst]
+    stack = [_instantiated_name(inst) or inst]
     while stack:
         n = stack.pop()
         if n.type in _USES:
@@ -488,3 +689,215 @@ class _Plan:
 
 def _growth(edits: list[Edit]) -> int:
     return sum(len(e.replacement) - (e.end - e.start) for e in edits)
+
+
+_PURE = frozenset({"number_literal", "true", "false", "identifier", "qualified_identifier", "nullptr",
+                   "compound_literal_expression"})  # an argument that may go unevaluated (`integral_constant<bool, false>{}`)
+_EFFECTS = frozenset({"call_expression", "assignment_expression", "update_expression", "new_expression",
+                      "delete_expression", "lambda_expression"})
+
+
+class _LambdaPlan:
+    """A generic lambda kept in a local and called once after it in the same function, with its
+    template arguments given (`auto typed_launch = [&]<DataType DT>() {...};` ...
+    `typed_launch.template operator()<DataType::bf16>();`; `auto launch_kernel = [&](auto
+    has_main_k_block_loop) {...};` ... `return launch_kernel(integral_constant<bool, false>{});`):
+    the call's statement becomes the body, as a block. Template parameters are bound as a
+    template's are (their uses take the argument, constant expressions fold, `if constexpr`
+    keeps its taken branch); function parameters are declared as locals bound to the arguments
+    (`auto has_main_k_block_loop = integral_constant<bool, false>{};`), and questions read them
+    as their arguments, so `has_main_k_block_loop.value` folds to `false` (the local then goes,
+    its argument having no effect). The declaration goes in the same item.
+
+    Only where the body means the same at the call: no init-capture or `mutable`, nothing the
+    body names declared between the lambda and the call, the call a statement of its own (`f(...);`
+    in a body with no `return`, or `return f(...);`). An `if constexpr` the parameters decide
+    must fold: in the plain block its discarded branch would be compiled."""
+
+    def __init__(self, src: Source, decl: Node, lam: Node, stmt: Node, bindings: list[tuple[Node, bytes, bytes, bool]],
+                 params: _Params):
+        self.src, self.decl, self.lam, self.stmt = src, decl, lam, stmt
+        self.bindings = bindings  # per function parameter: its node, name, argument, whether that may go unevaluated
+        self.params = params
+        self.scope = scope_of(lam)
+
+    def _parameter_queries(self) -> dict[bytes, Query]:
+        p = self.params
+        return {name: Query(text, self.scope, p.declared[name])
+                for name, text in p.texts.items()
+                if name not in p.types and name not in p.kept and closed(self.src, text, self.stmt)}
+
+    def _renderer(self, answers: dict | None) -> _Renderer:
+        values = {} if answers is None else {name: answers[q] for name, q in self._parameter_queries().items()
+                                              if q in answers and not answers[q].structural}
+        renderer = _Renderer(self.src, self.params, self.scope, answers, values)
+        renderer.derived = _derived(self.lam.child_by_field_name("body"), self.params.texts)
+        return renderer
+
+    def queries(self) -> list[Query]:
+        renderer = self._renderer(None)
+        self._text(renderer)
+        return [*self._parameter_queries().values(), *renderer.queries]
+
+    def _text(self, renderer: _Renderer) -> bytes | None:
+        """The block that replaces the call's statement."""
+        src, body = self.src, self.lam.child_by_field_name("body")
+        inner = renderer.render(body.start_byte, body.end_byte, [body])[1:-1]
+        bindings, left = [], {inner[t.start:t.end] for t in tokenize(inner) if t.kind == "ident"}
+        for p, name, arg, pure in self.bindings:
+            if pure and name not in left:
+                continue  # folded away: `has_main_k_block_loop.value` became `false`
+            default = p.child_by_field_name("default_value")
+            end = default.start_byte if default is not None else p.end_byte
+            head = renderer.render(p.start_byte, end, [p]).rstrip().rstrip(b"=").rstrip()
+            bindings.append(head + b" = " + arg + b";")
+        tail = b""
+        if self.stmt.type == "return_statement" and not _returns_value(body):
+            tail = b" return;"  # `return f();` of a void lambda: the caller returned there
+        return b"{ " + b" ".join(bindings) + (b" " if bindings else b"") + inner.strip() + tail + b" }"
+
+    def item(self, answers: dict) -> tuple[Item, None, dict] | None:
+        renderer = self._renderer(answers)
+        text = self._text(renderer)
+        if renderer.unfolded:
+            return None
+        src = self.src
+        return (Edit(*line_span(src.text, self.decl.start_byte, self.decl.end_byte)),
+                spaced(src.text, self.stmt.start_byte, self.stmt.end_byte, text)), None, {}
+
+
+def _under_if_constexpr(node: Node) -> bool:
+    """Whether an `if constexpr` of the same function or lambda holds `node`."""
+    node = node.parent
+    while node is not None and node.type not in ("lambda_expression", "function_definition"):
+        if node.type == "if_statement" and any(c.type == "constexpr" for c in node.children):
+            return True
+        node = node.parent
+    return False
+
+
+def _derived(body: Node, params: dict[bytes, bytes]) -> frozenset[bytes]:
+    """Constants of `body` computed from the parameters (`constexpr bool has_main_loop =
+    has_main_k_block_loop.value;`)."""
+    names = set()
+    for n in walk(body):
+        if n.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in n.children):
+            for d in n.children_by_field_name("declarator"):
+                value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+                if value is not None and lookups(value.text) & set(params):
+                    names.add(simple_name(d.child_by_field_name("declarator")))
+    return frozenset(names)
+
+
+def _own_statements(body: Node):
+    """The nodes of `body` outside the lambdas it holds."""
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(c for c in n.children if c.type != "lambda_expression")
+
+
+def _returns_value(body: Node) -> bool:
+    return any(n.type == "return_statement" and n.named_children for n in _own_statements(body))
+
+
+def _lambda_plan(src: Source, lam: Node) -> _LambdaPlan | None:
+    init = lam.parent
+    decl = init.parent if init is not None else None
+    if init is None or init.type != "init_declarator" or decl is None or decl.type != "declaration" \
+            or decl.parent is None or decl.parent.type != "compound_statement" \
+            or len(decl.children_by_field_name("declarator")) != 1 \
+            or (type_ := decl.child_by_field_name("type")) is None or type_.type != "placeholder_type_specifier":
+        return None
+    name = init.child_by_field_name("declarator")
+    captures, declarator = lam.child_by_field_name("captures"), lam.child_by_field_name("declarator")
+    body = lam.child_by_field_name("body")
+    if name is None or name.type != "identifier" or body is None \
+            or captures is not None and any(c.type == "lambda_capture_initializer" for c in captures.children) \
+            or declarator is not None and any(c.type == "lambda_specifier" or c.text == b"mutable"
+                                              for c in declarator.children) \
+            or any(n.type in ("goto_statement", "labeled_statement") or n.text == b"static"
+                   for n in _own_statements(body)):
+        return None
+    block = decl.parent
+    named = [n for n in walk(block) if n.type == "identifier" and n.text == name.text and n.start_byte != name.start_byte
+             and not lam.start_byte <= n.start_byte < lam.end_byte]
+    if len(named) != 1 or named[0].start_byte < decl.end_byte:
+        return None
+    call, template_args = _call_of(named[0])
+    if call is None:
+        return None
+    stmt = call.parent
+    if stmt.type == "return_statement":
+        pass
+    elif stmt.type != "expression_statement" or any(n.type == "return_statement" for n in _own_statements(body)):
+        return None
+    up = stmt.parent
+    while up is not None and up != block:
+        if up.type in ("lambda_expression", "function_definition"):
+            return None  # inside another function: it would have to capture what the body names
+        up = up.parent
+    # the function parameters: all named, none a pack; arguments for all but defaulted ones
+    fparams = elements(parameters(lam)) if parameters(lam) is not None else []
+    args = elements(call.child_by_field_name("arguments"))
+    names = [simple_name(p.child_by_field_name("declarator")) if p.child_by_field_name("declarator") else None
+             for p in fparams]
+    if len(args) > len(fparams) or None in names or any(p.type not in ("parameter_declaration",
+                                                                         "optional_parameter_declaration")
+                                                         for p in fparams) \
+            or any(p.type == "parameter_declaration" for p in fparams[len(args):]):
+        return None
+    texts = [a.text for a in args] + [p.child_by_field_name("default_value").text for p in fparams[len(args):]]
+    if {t for a in texts for t in looked_up(a)} & set(names):
+        return None  # `auto x = x;` would read the new local
+    own = set(declaration_counts(lam))
+    if _declared_between(block, decl.end_byte, stmt.start_byte) & (lookups(body.text) - own):
+        return None  # a name the body uses would mean the newer declaration at the call
+    tparams = lam.child_by_field_name("template_parameters")
+    if tparams is not None:
+        bound = _bind(elements(tparams), template_args)
+        if bound is None or len(bound.texts) < len([p for p in elements(tparams)]):
+            return None
+    elif template_args:
+        return None
+    else:
+        bound = _Params({}, set(), {})
+    kept = dict(zip(names, texts))
+    params = _Params({**bound.texts, **kept}, bound.types, {**bound.declared, **dict.fromkeys(kept)}, frozenset(kept))
+    pure = [a.type in _PURE and not any(n.type in _EFFECTS for n in walk(a)) for a in args]
+    pure += [False] * (len(fparams) - len(args))
+    return _LambdaPlan(src, decl, lam, stmt, list(zip(fparams, names, texts, pure)), params)
+
+
+def _call_of(use: Node) -> tuple[Node | None, list[bytes]]:
+    """The call `use` makes of the lambda it names (`f(a)`, `f.template operator()<X>(a)`,
+    `f.operator()<X>(a)`) and the template arguments it gives."""
+    parent = use.parent
+    if parent.type == "call_expression" and parent.child_by_field_name("function") == use:
+        return parent, []
+    if parent.type != "field_expression" or parent.child_by_field_name("argument") != use \
+            or parent.child_by_field_name("operator").type != "." or parent.parent.type != "call_expression" \
+            or parent.parent.child_by_field_name("function") != parent:
+        return None, []
+    field = parent.child_by_field_name("field")
+    method = field if field.type == "template_method" else next(
+        (c for c in field.children if c.type == "template_method"), None) if field.type == "dependent_name" else None
+    if method is None or method.child_by_field_name("name").type != "operator_name" \
+            or method.child_by_field_name("name").text.replace(b" ", b"") != b"operator()":
+        return None, []
+    return parent.parent, [a.text for a in elements(method.child_by_field_name("arguments"))]
+
+
+def _declared_between(block: Node, start: int, end: int) -> set[bytes]:
+    """Names declared in `block` between `start` and `end` (also in scopes closed by then)."""
+    names: set[bytes] = set()
+    stack = [block]
+    while stack:
+        n = stack.pop()
+        for c in n.children:
+            if start <= c.start_byte and c.end_byte <= end:
+                names |= set(declaration_counts(c))
+            elif c.start_byte < end and c.end_byte > start:
+                stack.append(c)
+    return names

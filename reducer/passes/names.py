@@ -5,6 +5,7 @@ passes that replace a name by what it stands for or move a declaration (aliases,
 expr-constant, global-to-local, local-to-global, instantiate, inline)."""
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -13,6 +14,7 @@ from tree_sitter import Node
 from ..lexer import tokenize
 from ..source import Source, walk
 from .cxx import simple_name
+from .folding import scope_of
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
                           "type_parameter_declaration", "optional_type_parameter_declaration"})
@@ -64,6 +66,8 @@ def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> li
         j = i
         while j >= 2 and lex[j - 1] == b"::" and toks[j - 2].kind == "ident":
             j -= 2
+        if j >= 1 and lex[j - 1] == b"::" and (j < 2 or toks[j - 2].kind != "ident" and lex[j - 2] not in (b">", b")")):
+            j -= 1  # `::mfconv::bf16_t`: the global qualifier goes too (`::__bf16` names nothing)
         if j >= 1 and lex[j - 1] == b"typename":
             j -= 1
         out.append((toks[j].start, t.end))
@@ -115,3 +119,106 @@ _WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `
 def written_at(text: bytes, start: int, end: int) -> bool:
     """Whether the name at [start, end) is assigned, incremented or has its address taken."""
     return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
+
+
+# What encloses a declaration made in a function, class, parameter list or enum: not at namespace scope
+_INNER = frozenset({"compound_statement", "field_declaration_list", "parameter_list", "template_parameter_list",
+                    "enumerator_list", "lambda_expression", "condition_clause", "for_statement", "for_range_loop",
+                    "requires_expression", "catch_clause"})
+_NAMESPACE_LEVEL = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier",
+                              "alias_declaration", "type_definition", "declaration", "function_definition"})
+
+
+@functools.lru_cache(maxsize=2)
+def namespace_declarations(src: Source) -> dict[bytes, list[tuple[tuple[bytes, ...], int]]]:
+    """Name -> where it is declared at namespace scope: the namespaces around (outermost first,
+    b"" an unnamed one) and the position, in file order. Types, aliases, variables, functions,
+    and the enumerators of an unscoped enum (which belong to the enum's namespace)."""
+    found: dict[bytes, list[tuple[tuple[bytes, ...], int]]] = {}
+    for node in src.nodes():
+        if node.type == "enumerator":
+            enum = node.parent.parent if node.parent is not None else None
+            if enum is None or enum.type != "enum_specifier" or any(c.type in ("class", "struct") for c in enum.children) \
+                    or _inner(enum):
+                continue
+            names = [node.child_by_field_name("name")]
+        elif node.type in _NAMESPACE_LEVEL and not _inner(node):
+            if node.type in ("declaration", "type_definition"):
+                names = [d for d in node.children_by_field_name("declarator")]
+            elif node.type == "function_definition":
+                names = [node.child_by_field_name("declarator")]
+            else:
+                names = [node.child_by_field_name("name")]
+        else:
+            continue
+        for n in names:
+            name = _declared_name(n)
+            if name is not None:
+                found.setdefault(name, []).append((scope_of(node), node.start_byte))
+    return found
+
+
+_WRAPPERS = frozenset({"init_declarator", "function_declarator", "pointer_declarator", "reference_declarator",
+                       "array_declarator", "parenthesized_declarator"})
+
+
+def _declared_name(n: Node | None) -> bytes | None:
+    """The plain name a declarator declares; None for a qualified one (`void A::f()` declares
+    nothing new here), an operator or a specialisation."""
+    while n is not None and n.type in _WRAPPERS:
+        inner = n.child_by_field_name("declarator")
+        n = inner if inner is not None else next((c for c in n.named_children if c.type != "type_qualifier"), None)
+    return n.text if n is not None and n.type in ("identifier", "type_identifier", "field_identifier") else None
+
+
+def _inner(node: Node) -> bool:
+    node = node.parent
+    while node is not None:
+        if node.type in _INNER:
+            return True
+        node = node.parent
+    return False
+
+
+def qualified(src: Source, text: bytes, at: tuple[bytes, ...], before: int,
+              origin: tuple[bytes, ...] | None = None, own: frozenset[bytes] = frozenset()) -> bytes | None:
+    """`text`, written in the namespaces `origin` (outermost first), made to mean the same in the
+    namespaces `at`, before the position `before`: a name it looks up (not one of `own`, which
+    the text declares itself) that is declared at namespace scope means, where it was written,
+    the declaration of the innermost namespace around `origin` that has one, or else, when only
+    one namespace declares it (visible through a using-directive), that one. Where `at` would
+    see another declaration or none, the name is qualified with its namespace (`NDHWGC`, visible
+    where CK's instance file says `using namespace ck::tensor_layout::convolution;`, becomes
+    `::ck::tensor_layout::convolution::NDHWGC` in the class template's namespace;
+    `wgrad_xdl_spreads` of an inlined `conv` helper, `::mfconv::conv::wgrad_xdl_spreads` at the
+    call in `mfconv::host`). None when a name cannot be made to mean the same there (its
+    namespace is unnamed, or declared only after `before`)."""
+    declared = namespace_declarations(src)
+    toks, out, pos = tokenize(text), [], 0
+    for i, t in enumerate(toks):
+        name = text[t.start:t.end]
+        prev = text[toks[i - 1].start:toks[i - 1].end] if i else b""
+        where = declared.get(name)
+        if t.kind != "ident" or prev in (b"::", b".", b"->") or not where or name in own:
+            continue
+        scopes = {scope for scope, _ in where}
+        meant = _innermost(scopes, origin) if origin is not None else None
+        if meant is None:
+            if len(scopes) != 1:
+                continue  # not ours to say (a using-directive, argument-dependent lookup)
+            meant = next(iter(scopes))
+        if _innermost(scopes, at) == meant:
+            continue
+        if b"" in meant or not any(scope == meant and start < before for scope, start in where):
+            return None
+        # `x%::ns::k` would lex as the digraph `%:`, `a ? b :::ns::c` as `::` `:`
+        space = b" " if t.start and text[t.start - 1:t.start] not in b" \t\n([{," else b""
+        out += [text[pos:t.start], space + b"::" + b"::".join(meant) + b"::" + name]
+        pos = t.end
+    return b"".join(out) + text[pos:]
+
+
+def _innermost(scopes: set[tuple[bytes, ...]], at: tuple[bytes, ...]) -> tuple[bytes, ...] | None:
+    """Which of `scopes` plain lookup from the namespaces `at` finds first."""
+    visible = [scope for scope in scopes if scope == at[:len(scope)]]
+    return max(visible, key=len) if visible else None

@@ -1,5 +1,7 @@
 """Delete declarations nothing refers to: a function, type, alias, variable, template or macro
-whose name occurs nowhere outside its own declaration.
+whose name occurs nowhere outside its own declaration, and every `static_assert` (it declares
+nothing, and no code depends on it: mfconv's `static_assert(select_wgrad_config(...) >= 0)` was
+what kept the host heuristics, and with them the config table, alive).
 
 Tree deletion reaches the same declarations, but mixed with used ones: its big chunks fail and
 ddmin pays a test per halving. Here every item is a likely success, so the first chunk (all of
@@ -8,6 +10,7 @@ them) usually passes in one test. Kernels are roots, never unused.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 
 from tree_sitter import Node
@@ -17,6 +20,7 @@ from ..source import Source
 from .base import Pass
 from .cxx import deletable, entity_name, simple_name
 
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
 _KINDS = frozenset({
     "function_definition", "declaration", "template_declaration", "struct_specifier", "class_specifier",
     "union_specifier", "enum_specifier", "alias_declaration", "type_definition", "field_declaration",
@@ -71,7 +75,7 @@ def _is_kernel(node: Node) -> bool:
 
 class Unused(Pass):
     name = "unused"
-    summary = "delete a declaration whose name occurs nowhere else"
+    summary = "delete a declaration whose name occurs nowhere else, and static_asserts"
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
@@ -79,15 +83,30 @@ class Unused(Pass):
         for tok in src.tokens:
             if tok.kind == "ident":
                 where[src.text[tok.start:tok.end]].append(tok.start)
+        starts = [t.start for t in src.tokens]
         items, covered = [], 0  # nothing inside an unused declaration is proposed on its own
         fields: dict = {}
+        longest = None  # the longest positional braced list of the file, when a data member asks
         for node in src.nodes():
+            if node.type in _KINDS or node.type == "static_assert_declaration":
+                if not _starts_a_declaration(src, starts, node):
+                    continue  # `length(index_t d) const {...}` of `MACRO constexpr long_index_t length(...)`
+            if node.type == "static_assert_declaration" and node.start_byte >= covered and deletable(node, fields):
+                items.append(deletion(*line_span(src.text, node.start_byte, node.end_byte)))
+                covered = node.end_byte
+                continue
             if (node.start_byte < covered or node.type not in _KINDS or not deletable(node, fields)
                     or _is_kernel(node)):
                 continue
             names = declared_names(node)
-            if not names or b"main" in names:
+            # an operator (`operator==`, used as `a == b`) has no name a token shows; nor has a
+            # conversion function or a destructor
+            if not names or b"main" in names or not all(_IDENT.fullmatch(n) for n in names):
                 continue
+            if (index := _member_index(node)) is not None:
+                longest = _longest_positional(src) if longest is None else longest
+                if index < longest:
+                    continue  # `return {true, ms, nullptr};` may fill it: `excess elements` without it
             if all(_inside(where[n], node) == len(where[n]) for n in names):
                 end = node.end_byte
                 nxt = node.next_sibling
@@ -96,6 +115,62 @@ class Unused(Pass):
                 items.append(deletion(*line_span(src.text, node.start_byte, end)))
                 covered = end
         return items
+
+
+_BEFORE = frozenset({b";", b"}", b"{", b":"})
+
+
+def _starts_a_declaration(src: Source, starts: list[int], node: Node) -> bool:
+    """Whether `node` starts where a declaration can: after `;`, `}`, `{`, an access label's `:`,
+    a preprocessor line, or at the top. A node after anything else is the tail of a declaration
+    tree-sitter split at a macro it does not know (`MFCONV_HOST_DEVICE constexpr long_index_t`
+    then `length(index_t d) const {...}`); deleting it leaves the head behind."""
+    i = bisect.bisect_left(starts, node.start_byte) - 1
+    toks = src.tokens
+    while i >= 0 and toks[i].kind == "comment":
+        i -= 1
+    if i < 0:
+        return True
+    prev = src.text[toks[i].start:toks[i].end]
+    line = src.text.rfind(b"\n", 0, toks[i].start) + 1
+    return prev in _BEFORE or src.text[line:toks[i].start].lstrip().startswith(b"#")
+
+
+def _member_index(node: Node) -> int | None:
+    """For a data member of a class without constructors (an aggregate, which a braced list may
+    fill in order): how many bases and data members come before it; else None."""
+    body = node.parent
+    cls = body.parent if node.type == "field_declaration" and body is not None else None
+    if cls is None or cls.type not in ("struct_specifier", "class_specifier") or _function_member(node) \
+            or any(c.type == "storage_class_specifier" for c in node.children):
+        return None
+    name = cls.child_by_field_name("name")
+    if any(c.type in ("field_declaration", "declaration", "function_definition") and _function_member(c)
+           and name is not None and simple_name(c.child_by_field_name("declarator")) == simple_name(name)
+           for c in body.named_children):
+        return None  # constructors: a braced list calls one
+    bases = next((c for c in cls.children if c.type == "base_class_clause"), None)
+    index = len([c for c in bases.named_children if c.type != "access_specifier"]) if bases is not None else 0
+    for c in body.named_children:
+        if c.start_byte >= node.start_byte:
+            return index
+        if c.type == "field_declaration" and not _function_member(c) \
+                and not any(k.type == "storage_class_specifier" for k in c.children):
+            index += len(c.children_by_field_name("declarator"))
+    return index
+
+
+def _function_member(node: Node) -> bool:
+    decl = node.child_by_field_name("declarator")
+    while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
+        decl = decl.child_by_field_name("declarator")
+    return decl is not None and decl.type == "function_declarator"
+
+
+def _longest_positional(src: Source) -> int:
+    """The most elements a braced list without designators has in the file."""
+    return max((len(n.named_children) for n in src.nodes() if n.type == "initializer_list"
+                and not any(c.type == "initializer_pair" for c in n.named_children)), default=0)
 
 
 def _inside(positions: list[int], node: Node) -> int:

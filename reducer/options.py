@@ -153,6 +153,10 @@ RUN: tuple[Option, ...] = (
            parse=lambda text: _pass_names(text) or None, comma=True),  # none: the default schedule
     Option("skip_passes", ("--skip-passes",), "Comma-separated passes to take out of the schedule.",
            (list[str], []), {"default": ""}, parse=_pass_names, comma=True),
+    Option("replacements", ("--replacements/--no-replacements",),
+           "Past the deletion passes' fixpoint, the replacement passes (`reduce passes`) [default: on with --test; "
+           "off with the built-in oracle, where on the README's first case they cost tests and took nothing].",
+           (bool | None, None)),
     Option("adaptive_sweeps", ("--adaptive-sweeps/--full-sweeps",),
            "After a full sweep of the main passes, run again only those that removed something, until "
            "none does, then a full sweep again.", (bool, False), _SHOWN),
@@ -251,6 +255,12 @@ class _RunConfig:
         """Whether the finishing hygiene initialises scalars and bounds loops: the option, else
         the oracle's default (on for the built-in one)."""
         return self.initialise if self.initialise is not None else self.builtin
+
+    @property
+    def replaces(self) -> bool:
+        """Whether the schedule has its replacement stage: the option, else the oracle's default
+        (on for scripts)."""
+        return self.replacements if self.replacements is not None else not self.builtin
 
     def header_dirs(self, cwd: Path) -> list[Path]:
         """Where project headers are found: the -I/-iquote directories of the flags (built-in

@@ -49,13 +49,15 @@ class Schedule:
 
     @classmethod
     def from_registry(cls, pass_names: Sequence[str] | None = None, *, rename: bool = False,
-                      skip: Sequence[str] = (), adaptive: bool = False) -> Schedule:
+                      skip: Sequence[str] = (), adaptive: bool = False,
+                      replacements: bool = True) -> Schedule:
         """The default schedule, or `pass_names` as the main list (and no replacement stage); with
-        `rename`, the identifier shortening joins the main list; the passes named in `skip` are
-        taken out of all four. The revisit passes and the coarse head are those of the default
+        `rename`, the identifier shortening joins the main list; without `replacements`, no
+        replacement stage; the passes named in `skip` are taken out of all four. The revisit passes and the coarse head are those of the default
         ones left in the main list. An unknown name is a KeyError that lists the known ones."""
         passes.resolve(list(skip))
-        lists = ([], pass_names, [], []) if pass_names else (passes.FIRST, passes.MAIN, passes.REPLACE, passes.LAST)
+        stage = passes.REPLACE if replacements else ()
+        lists = ([], pass_names, [], []) if pass_names else (passes.FIRST, passes.MAIN, stage, passes.LAST)
         first, main, replace, last = lists
         main = [*main, "rename"] if rename and "rename" not in main else main
         first, main, replace, last = (passes.resolve([n for n in names if n not in skip])

@@ -34,6 +34,7 @@ SAMPLES = {
     "explain": (False, False, {}),
     "passes": (["lines", "tokens"], ["lines", "tokens"], {}),
     "skip_passes": ("lines, hoist", ["lines", "hoist"], {}),
+    "replacements": (False, False, {}),
     "adaptive_sweeps": (True, True, {}),
     "rename": (True, True, {}),
     "backend": ("threading", "threading", {}),

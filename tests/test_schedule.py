@@ -3,6 +3,7 @@ two passes of a sweep and within one. tests/test_engine.py runs them through the
 import pytest
 
 from reducer import passes
+from reducer.options import RunConfig
 from reducer.schedule import Schedule
 
 
@@ -24,6 +25,11 @@ def test_the_lists_come_from_the_registry_the_options_and_the_skips():
     skipped = Schedule.from_registry(skip=["blank", "tree-delete", "replace-types"])
     assert "blank" not in names(skipped.first + skipped.main) and names(skipped.coarse) == list(passes.COARSE[:-1])
     assert names(skipped.replace) == [n for n in passes.REPLACE if n != "replace-types"]
+    assert Schedule.from_registry(replacements=False).replace == []
+    # the stage follows the oracle: scripts have it, the built-in oracle only when asked
+    script, builtin = (RunConfig(file="f", output="o", cwd="/", script=s) for s in ("t.sh", None))
+    assert (script.replaces, builtin.replaces) == (True, False)
+    assert RunConfig(file="f", output="o", cwd="/", replacements=True).replaces
     with pytest.raises(KeyError, match="unknown pass"):
         Schedule.from_registry(skip=["no-such-pass"])
 

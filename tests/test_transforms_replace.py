@@ -143,6 +143,10 @@ void g(int v) { for (int i = 0; i < v; ++i) { log(i); log(i + 1); } }
     flat = [pair for level in proposals("replace-subtrees", text).values() for pair in level]
     assert any(old.startswith(b"{ log(i);") and new == b"log(v);" for old, new in flat)
     assert not any(new in (b"{}", b";") for _, new in flat)  # emptying is deletion's
+    # a statement's expression by one without effects (`v * v;`) is the statement deleted: deletion's too
+    cube = b"void log(int);\nvoid f(int v) { log(v * v * v); }\n"
+    assert not any(old == b"log(v * v * v)" for level in proposals("replace-subtrees", cube).values()
+                   for old, _ in level)
 
 
 @needs_gxx

@@ -71,10 +71,10 @@ def catalogue() -> str:
     (what `reduce passes` prints)."""
     width = max(map(len, REGISTRY)) + 2
     lines = ["The default schedule: the first passes once, then sweeps of the main passes until one removes",
-             "nothing, then the replacement passes; when one of these is accepted, the main sweeps resume",
-             "and the replacement passes come again at their next fixpoint. Last, the last passes once.",
-             "--skip-passes takes passes out of it; --passes runs only the passes it names, swept as the",
-             "main passes.",
+             "nothing, then the replacement passes (with --test; with the built-in oracle only with",
+             "--replacements); when one of these is accepted, the main sweeps resume and the replacement",
+             "passes come again at their next fixpoint. Last, the last passes once. --skip-passes takes",
+             "passes out of it; --passes runs only the passes it names, swept as the main passes.",
              f"Within a sweep, {' and '.join(REVISIT)} run again between two searches of another pass as",
              "soon as the file has shrunk by a fifth since they last ran, and after any pass that changed it;",
              f"the main passes through {COARSE[-1]} run again before the next pass once the passes after them",

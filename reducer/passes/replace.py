@@ -46,6 +46,9 @@ _EXPRESSIONS = frozenset({
 _LVALUES = frozenset({"identifier", "qualified_identifier", "field_expression", "subscript_expression",
                       "pointer_expression", "parenthesized_expression"})
 _STRINGS = frozenset({"string_literal", "concatenated_string", "raw_string_literal"})
+# What a statement's expression may become: one without effects there is the statement deleted,
+# which deletion has tried already at the fixpoint.
+_EFFECTS = frozenset({"call_expression", "assignment_expression", "update_expression", "new_expression"})
 # Never candidates: a constant in an expression's place is expr-constant's (its folded value, 0, 1)
 _LITERALS = frozenset({"number_literal", "char_literal", "true", "false", "nullptr", "user_defined_literal"})
 # (parent type, field) where a child expression is read; None: any child without a field. A loop's
@@ -527,7 +530,8 @@ class _Alternatives(Pass):
 class ReplaceSubtrees(_Alternatives):
     """An expression by a smaller expression, a statement by a smaller statement, from elsewhere
     in the file. What is written (`x = `, `++x`, `&x`) takes only what can be written; a string
-    only a string. Constants are expr-constant's, and a node's own operands hoist's."""
+    only a string; a statement's expression only a call, assignment or update. Constants are
+    expr-constant's, and a node's own operands hoist's."""
 
     name = "replace-subtrees"
     summary = "replace an expression or statement by a smaller one of the same kind from elsewhere in the file"
@@ -547,10 +551,11 @@ def _subtree_alternatives(src: Source) -> list[tuple[int, int, list[bytes]]]:
         if site.kind == "statement":
             alts = statements.ranked(node, index, lambda c: True, STATEMENT_ALTERNATIVES)
         else:
-            string = node.type in _STRINGS
+            string, effect = node.type in _STRINGS, node.parent.type == "expression_statement"
 
-            def fits(c: _Candidate, lvalue=site.kind in ("lvalue", "object"), string=string) -> bool:
-                return (c.kind in _STRINGS) == string and (not lvalue or c.kind in _LVALUES)
+            def fits(c: _Candidate, lvalue=site.kind in ("lvalue", "object"), string=string, effect=effect) -> bool:
+                return (c.kind in _STRINGS) == string and (not lvalue or c.kind in _LVALUES) \
+                    and (not effect or c.kind in _EFFECTS)
 
             alts = values.ranked(node, index, fits, EXPRESSION_ALTERNATIVES)
         if alts:

@@ -47,6 +47,7 @@ def every_item(pass_name: str, text: bytes, language: str = "cpp"):
 def test_every_replacement_is_one_edit_and_shrinks_bytes_and_never_grows_tokens():
     for name in passes.REPLACE:
         for text in (ACCUM, CHAIN, TYPES, SCOPES):
+            assert proposals(name, text) == proposals(name, bytes(text))  # a function of the text alone
             for item in every_item(name, text):
                 assert len(item) == 1
                 candidate = apply(text, item)

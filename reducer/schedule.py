@@ -53,8 +53,9 @@ class Schedule:
                       replacements: bool = True) -> Schedule:
         """The default schedule, or `pass_names` as the main list (and no replacement stage); with
         `rename`, the identifier shortening joins the main list; without `replacements`, no
-        replacement stage; the passes named in `skip` are taken out of all four. The revisit passes and the coarse head are those of the default
-        ones left in the main list. An unknown name is a KeyError that lists the known ones."""
+        replacement stage; the passes named in `skip` are taken out of all four. The revisit
+        passes and the coarse head are those of the default ones left in the main list. An
+        unknown name is a KeyError that lists the known ones."""
         passes.resolve(list(skip))
         stage = passes.REPLACE if replacements else ()
         lists = ([], pass_names, [], []) if pass_names else (passes.FIRST, passes.MAIN, stage, passes.LAST)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side benchmark: this reducer vs C-Vise (and C-Reduce) on the same cases with the same
-interestingness script at equal -j. Prints final bytes, tokens, oracle calls and wall time.
+interestingness script at equal -j. Prints final bytes, tokens, oracle calls, wall time, and whether
+the result's brackets are balanced and how many parse errors tree-sitter finds in it.
 
 A case is a directory holding one source file and `test.sh` (C-Reduce convention). Oracle calls
 are counted by a wrapper around the script, the same for every reducer.
@@ -20,12 +21,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from reducer.lexer import count_tokens  # noqa: E402
+from reducer.lexer import count_tokens, tokenize  # noqa: E402
+from reducer.source import Source, language_for  # noqa: E402
 
 WRAPPER = """#!/bin/bash
 echo x >> {counter}
 exec {script} "$@"
 """
+
+
+def balanced(text: bytes) -> bool:
+    """Whether every (, [ and { of the result's tokens is closed, in order (strings and comments
+    are tokens of their own, so their brackets do not count)."""
+    pairs, stack = {b")": b"(", b"]": b"[", b"}": b"{"}, []
+    for t in tokenize(text):
+        tok = text[t.start:t.end]
+        if tok in (b"(", b"[", b"{"):
+            stack.append(tok)
+        elif tok in pairs and (not stack or stack.pop() != pairs[tok]):
+            return False
+    return not stack
 
 
 def case_files(case: Path) -> tuple[Path, Path]:
@@ -47,7 +62,7 @@ def run_one(tool: str, case: Path, jobs: int, timeout: float) -> dict:
         wrapper.chmod(0o755)
         if tool == "ours":
             out = work / f"{source.stem}.out{source.suffix}"
-            cmd = [str(ROOT / ".venv/bin/reduce"), str(target), "--test", str(wrapper), "-j", str(jobs),
+            cmd = [sys.executable, "-m", "reducer.cli", str(target), "--test", str(wrapper), "-j", str(jobs),
                    "-o", str(out), "-q", "--timeout", str(timeout),
                    "--no-recheck", "--check-repeat", "1"]  # as the peers: one test per candidate
         elif tool == "cvise":
@@ -58,7 +73,8 @@ def run_one(tool: str, case: Path, jobs: int, timeout: float) -> dict:
             cmd = ["creduce", "--n", str(jobs), "--timeout", str(int(timeout)), str(wrapper), target.name]
         else:
             raise SystemExit(f"unknown tool {tool}")
-        env = {**os.environ, "HIP_SHIM": os.environ.get("HIP_SHIM", str(ROOT / "interestingness/shim"))}
+        env = {**os.environ, "HIP_SHIM": os.environ.get("HIP_SHIM", str(ROOT / "interestingness/shim")),
+               "PYTHONPATH": str(ROOT)}  # this checkout's reducer, whatever the interpreter's install
         start = time.monotonic()
         done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)
         wall = time.monotonic() - start
@@ -67,6 +83,7 @@ def run_one(tool: str, case: Path, jobs: int, timeout: float) -> dict:
         result = out.read_bytes()
         calls = len(counter.read_text().splitlines()) if counter.exists() else 0
         return {"tool": tool, "case": case.name, "bytes": len(result), "tokens": count_tokens(result),
+                "balanced": balanced(result), "parse_errors": Source(result, language_for(source, result)).error_count,
                 "calls": calls, "wall": wall, "orig_bytes": source.stat().st_size,
                 "orig_tokens": count_tokens(source.read_bytes())}
 
@@ -80,11 +97,12 @@ def main() -> None:
     args = ap.parse_args()
     rows = [run_one(tool, case, args.jobs, args.timeout)
             for case in args.cases for tool in args.tools.split(",")]
-    print(f"| case | tool | bytes (orig) | tokens (orig) | oracle calls | wall s (-j {args.jobs}) |")
-    print("|---|---|---|---|---|---|")
+    print(f"| case | tool | bytes (orig) | tokens (orig) | oracle calls | wall s (-j {args.jobs}) | balanced | "
+          "parse errors |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['case']} | {r['tool']} | {r['bytes']} ({r['orig_bytes']}) | {r['tokens']} ({r['orig_tokens']}) "
-              f"| {r['calls']} | {r['wall']:.1f} |")
+              f"| {r['calls']} | {r['wall']:.1f} | {'yes' if r['balanced'] else 'no'} | {r['parse_errors']} |")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ from pathlib import Path
 from interestingness.process import run
 
 from .edits import Edit, apply
-from .hygiene import RULES, sink_variants
+from .hygiene import rules as hygiene_rules
+from .hygiene import sink_variants
 from .source import Source
 
 CLANG_FORMAT = ("/usr/lib/llvm-22/bin/clang-format", "clang-format-22", "clang-format")
@@ -35,21 +36,24 @@ class Finished:
 
 
 def finish(parts: Sequence[bytes], languages: Sequence[str], originals: Sequence[bytes],
-           interesting: Callable[[list[bytes]], bool], *, format_with: str | None, style_file: Path) -> Finished:
+           interesting: Callable[[list[bytes]], bool], *, format_with: str | None, style_file: Path,
+           initialise: bool = True) -> Finished:
     """Hygiene, then formatting, of `parts` (a file set's files, or one file). `interesting` tests a
     candidate made of parts; `format_with` is the clang-format to run (None: no formatting);
-    `style_file` is where clang-format starts looking for a user's .clang-format."""
+    `style_file` is where clang-format starts looking for a user's .clang-format; `initialise`:
+    whether the rules that initialise scalars and bound loops run (hygiene.DEFINING)."""
     parts = list(parts)
+    chosen = hygiene_rules(initialise)
     done = Finished(parts, sum(map(len, parts)), 0)
     proposals = {name: [rule(Source(p, lang), Source(o, lang)) for p, lang, o in zip(parts, languages, originals)]
-                 for name, rule in RULES.items()}
+                 for name, rule in chosen.items()}
     every = [_edited(parts, [list(chain.from_iterable(per[i] for per in proposals.values()))
                              for i in range(len(parts))])]
     if any(items for per in proposals.values() for items in per) and interesting(every[0]):
         parts = every[0]
         done.rules = {name: sum(map(len, per)) for name, per in proposals.items() if any(per)}
     else:  # one rule at a time, on top of the ones kept (each rule's items re-proposed on the current text)
-        for name, rule in RULES.items():
+        for name, rule in chosen.items():
             items = [rule(Source(p, lang), Source(o, lang)) for p, lang, o in zip(parts, languages, originals)]
             if any(items):
                 candidate = _edited(parts, items)

@@ -11,6 +11,13 @@ null or a constant address (`atomicAdd(0, v)`, `*(float *)16 = v`), which a redu
 because a literal is shorter than the output parameter, is undefined behaviour a reviewer sends
 back; it becomes one through a pointer parameter of the kernel, the first of several choices
 that is still interesting.
+
+Which rules run follows the oracle. Initialising scalars and bounding loops takes undefined
+behaviour out of a miscompile or spill reproducer, where a compiler engineer's first question is
+whether the code is defined; in a front-end diagnostic case (a script that greps an error) they
+only add bytes. So those two (`DEFINING`) run by default with the built-in spill oracle and not
+with a script (`--initialise` turns them on, `--no-initialise` off); the rules that only delete
+always run.
 """
 from __future__ import annotations
 
@@ -102,6 +109,13 @@ RULES: dict[str, Callable[[Source, Source], list[Item]]] = {
     "drop-unused-labels": drop_unused_labels,
     "drop-empty-attributes": drop_empty_attributes,
 }
+# the rules that add code to make behaviour defined (on for the spill oracle, an option for scripts)
+DEFINING = ("initialise-scalars", "bound-loops")
+
+
+def rules(initialise: bool) -> dict[str, Callable[[Source, Source], list[Item]]]:
+    """The rules a run applies: all of them, or without `DEFINING` ones."""
+    return {name: rule for name, rule in RULES.items() if initialise or name not in DEFINING}
 
 
 def _local(node: Node) -> bool:

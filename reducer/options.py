@@ -159,10 +159,15 @@ class RunConfig:
         "(metric loop_spill_ops), rather than drift to straight-line code that spills for another reason.",
         True, _SHOWN)
     format: bool = option(("--format/--no-format",),
-        "After the reduction, make the result read like code a person wrote: initialise uninitialised "
-        "scalars, give constant loop conditions their bound back, drop empty statements and unused labels, "
-        "then clang-format it (LLVM style, or your .clang-format); each step kept only when still interesting.",
-        True, _SHOWN)
+        "After the reduction, make the result read like code a person wrote: drop empty statements and "
+        "unused labels, initialise uninitialised scalars and give constant loop conditions their bound back "
+        "(see --initialise), then clang-format it (LLVM style, or your .clang-format); each step kept only "
+        "when still interesting.", True, _SHOWN)
+    initialise: bool | None = option(("--initialise/--no-initialise",),
+        "With --format: initialise uninitialised local scalars and give constant loop conditions their bound "
+        "back, each kept only when still interesting [default: on with the built-in oracle, where undefined "
+        "behaviour matters in a spill or miscompile report; off with --test, where a diagnostic case only "
+        "gets bigger].", None)
     explain: bool = option(("--explain/--no-explain",),
         "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
         "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", True,
@@ -174,6 +179,10 @@ class RunConfig:
         parse=lambda text: _pass_names(text) or None, comma=True)  # none: the default schedule
     skip_passes: list[str] = option(("--skip-passes",), "Comma-separated passes to take out of the schedule.",
         [], {"default": ""}, parse=_pass_names, comma=True)
+    replacements: bool | None = option(("--replacements/--no-replacements",),
+        "Past the deletion passes' fixpoint, the replacement passes (`reduce passes`) [default: on with --test; "
+        "off with the built-in oracle, where on the README's first case they cost tests and took nothing].",
+        None)
     adaptive_sweeps: bool = option(("--adaptive-sweeps/--full-sweeps",),
         "After a full sweep of the main passes, run again only those that removed something, until "
         "none does, then a full sweep again.", False, _SHOWN)
@@ -236,6 +245,18 @@ class RunConfig:
     @property
     def flattens(self) -> bool:
         return self.flatten if self.flatten is not None else self.builtin
+
+    @property
+    def initialises(self) -> bool:
+        """Whether the finishing hygiene initialises scalars and bounds loops: the option, else
+        the oracle's default (on for the built-in one)."""
+        return self.initialise if self.initialise is not None else self.builtin
+
+    @property
+    def replaces(self) -> bool:
+        """Whether the schedule has its replacement stage: the option, else the oracle's default
+        (on for scripts)."""
+        return self.replacements if self.replacements is not None else not self.builtin
 
     def header_dirs(self, cwd: Path) -> list[Path]:
         """Where project headers are found: the -I/-iquote directories of the flags (built-in

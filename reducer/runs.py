@@ -229,7 +229,7 @@ class _Session:
             state.history = [[self.evaluator.budget.elapsed(), subject.size(text)]]
         self.history = state.history
         schedule = Schedule.from_registry(config.passes, rename=config.rename, skip=config.skip_passes,
-                                          adaptive=config.adaptive_sweeps)
+                                          adaptive=config.adaptive_sweeps, replacements=config.replaces)
         cap = config.pass_time_cap if config.pass_time_cap is not None else (
             config.time_budget / 4 if config.time_budget else None)
         replay = Replay(caps=state.caps, bugs={b.run: b.searches for b in self.pass_bugs.values()}, pass_time_cap=cap)
@@ -292,7 +292,8 @@ class _Session:
         try:
             done = finish(subject.parts(reduced), subject.languages(reduced), subject.parts(start),
                           lambda candidate: self.evaluator.test(subject.join(candidate)).interesting,
-                          format_with=tool, style_file=Path(self.config.file)) if self.config.format else None
+                          format_with=tool, style_file=Path(self.config.file),
+                          initialise=self.config.initialises) if self.config.format else None
         except KeyboardInterrupt:
             return reduced, "interrupted", EXIT_INTERRUPTED
         except BudgetExhausted as e:

@@ -1,5 +1,6 @@
-"""Which pass runs when: the first, main and last lists, and the rules that run some main passes
-again within a sweep (the coarse head, the folding passes) and narrow sweeps (adaptive).
+"""Which pass runs when: the first, main, replacement and last lists, and the rules that run some
+main passes again within a sweep (the coarse head, the folding passes), narrow sweeps (adaptive)
+and go past the deletion fixpoint (the replacement stage).
 
 The engine runs passes and asks the schedule what comes next; the schedule never runs anything.
 Its answers follow from the part's size and text and from which passes removed something, never
@@ -18,9 +19,15 @@ class Schedule:
     the revisit passes last ran, its size when the coarse head last ended): one per run."""
 
     def __init__(self, *, first: Sequence[Pass] = (), main: Sequence[Pass], last: Sequence[Pass] = (),
-                 revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
+                 replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
                  coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, adaptive: bool = False):
         self.first, self.main, self.last = list(first), list(main), list(last)
+        # The replacement stage (Vulcan's): once a sweep of the main list removes nothing, these
+        # run as a sweep of their own; if one of them is accepted, the main sweeps resume (a
+        # replacement exposes deletions: a helper no longer called, a class no longer named),
+        # and the stage comes again at their next fixpoint. The sweeps end when the stage has
+        # nothing accepted. Every replacement shrinks the file, so this ends.
+        self.replace = list(replace)
         # Main passes that fold what the others expose (instantiate, unused): next to nothing to
         # do until a deletion makes them applicable, then a big step. In a sweep, once the part
         # has shrunk by `revisit_shrink` since they last ran, they run again at once, between two
@@ -42,30 +49,38 @@ class Schedule:
 
     @classmethod
     def from_registry(cls, pass_names: Sequence[str] | None = None, *, rename: bool = False,
-                      skip: Sequence[str] = (), adaptive: bool = False) -> Schedule:
-        """The default schedule, or `pass_names` as the main list; with `rename`, the identifier
-        shortening joins the main list; the passes named in `skip` are taken out of all three.
-        The revisit passes and the coarse head are those of the default ones left in the main
-        list. An unknown name is a KeyError that lists the known ones."""
+                      skip: Sequence[str] = (), adaptive: bool = False,
+                      replacements: bool = True) -> Schedule:
+        """The default schedule, or `pass_names` as the main list (and no replacement stage); with
+        `rename`, the identifier shortening joins the main list; without `replacements`, no
+        replacement stage; the passes named in `skip` are taken out of all four. The revisit
+        passes and the coarse head are those of the default ones left in the main list. An
+        unknown name is a KeyError that lists the known ones."""
         passes.resolve(list(skip))
-        names: tuple[Sequence[str], Sequence[str], Sequence[str]] = (
-            ([], pass_names, []) if pass_names else (passes.FIRST, passes.MAIN, passes.LAST))
+        stage: Sequence[str] = passes.REPLACE if replacements else ()
+        names: tuple[Sequence[str], ...] = (
+            ([], pass_names, [], []) if pass_names else (passes.FIRST, passes.MAIN, stage, passes.LAST))
         if rename and "rename" not in names[1]:
-            names = (names[0], [*names[1], "rename"], names[2])
-        first, main, last = (passes.resolve([n for n in listed if n not in skip]) for listed in names)
-        return cls(first=first, main=main, last=last, adaptive=adaptive,
+            names = (names[0], [*names[1], "rename"], *names[2:])
+        first, main, replace, last = (passes.resolve([n for n in listed if n not in skip]) for listed in names)
+        return cls(first=first, main=main, replace=replace, last=last, adaptive=adaptive,
                    revisit=[p for p in main if p.name in passes.REVISIT],
                    coarse=[p for p in main if p.name in passes.COARSE])
 
     def next_sweep(self, swept: list[Pass], removed: list[Pass]) -> list[Pass]:
         """A sweep of `swept` is over, and `removed` are its passes that removed something: the
-        passes of the next sweep, or none when the sweeps are over (a sweep of the main list
-        removed nothing). Adaptive, the sweeps narrow to the passes that removed something until
-        none does, then sweep the main list again; a narrowed sweep is never the main list itself,
-        even when it holds every main pass."""
+        passes of the next sweep, or none when the sweeps are over. After a sweep of the main
+        list that removed nothing comes the replacement stage; after the stage, the main list
+        again if it removed something, else nothing. Adaptive, the sweeps narrow to the passes
+        that removed something until none does, then sweep the main list again; a narrowed sweep
+        is never the main list itself, even when it holds every main pass."""
+        if swept is self.replace:
+            return self.main if removed else []
         if self.adaptive and removed:
             return removed
-        return self.main if removed or swept is not self.main else []
+        if removed or swept is not self.main:
+            return self.main
+        return self.replace
 
     def begin(self, text: bytes, sweeping: bool) -> None:
         """A part whose text is `text` starts a list of passes: a sweep of main passes, or not."""

@@ -81,6 +81,18 @@ def test_a_rewrite_the_test_refuses_is_dropped_and_the_others_kept():
     assert done.after_hygiene != done.reduced and done.formatted is None
 
 
+def test_hygiene_follows_the_oracle_initialising_and_bounding_only_when_asked():
+    done = finish([REDUCED], ["cpp"], [ORIGINAL], lambda parts: True, format_with=None, style_file=Path("/tmp/f.cpp"),
+                  initialise=False)
+    assert set(done.rules) == {"drop-empty-statements", "drop-unused-labels"}
+    assert b"int t;" in done.parts[0] and b"for (int i; 4;)" in done.parts[0] and b"lbl:" not in done.parts[0]
+    assert done.after_hygiene < done.reduced  # a script's case only loses bytes
+    from reducer.options import RunConfig
+    script, builtin = (RunConfig(file="f", output="o", cwd="/", script=s) for s in ("t.sh", None))
+    assert (script.initialises, builtin.initialises) == (False, True)  # the oracle decides...
+    assert RunConfig(file="f", output="o", cwd="/", script="t.sh", initialise=True).initialises  # ...unless told
+
+
 def test_clang_format_result_is_kept_only_when_interesting():
     tool = clang_format(str(CLANG))
     assert tool is not None, "clang-format-22 is installed by scripts/setup.sh"

@@ -311,7 +311,7 @@ def test_reduce_passes_lists_the_schedule_in_order_then_the_rest():
     r = subprocess.run([*REDUCE, "passes"], capture_output=True, text=True, env=ENV)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    sections = [lines.index(title) for title in ("first:", "main:", "last:")]
+    sections = [lines.index(title) for title in ("first:", "main:", "replace:", "last:")]
     rest = next(i for i, line in enumerate(lines) if line.startswith("not in the default schedule"))
     assert sections == sorted(sections) and rest > sections[-1]
 
@@ -320,10 +320,11 @@ def test_reduce_passes_lists_the_schedule_in_order_then_the_rest():
 
     assert names(sections[0], sections[1]) == list(passes.FIRST)
     assert names(sections[1], sections[2]) == list(passes.MAIN)
-    assert names(sections[2], rest) == list(passes.LAST)
+    assert names(sections[2], sections[3]) == list(passes.REPLACE)
+    assert names(sections[3], rest) == list(passes.LAST)
     others = names(rest, len(lines))
     assert "rename" in others and "angles-contents" in others
-    assert set(others) | {*passes.FIRST, *passes.MAIN, *passes.LAST} == set(passes.REGISTRY)
+    assert set(others) | {*passes.FIRST, *passes.MAIN, *passes.REPLACE, *passes.LAST} == set(passes.REGISTRY)
     for line in lines:
         if line.startswith("  "):
             name, summary = line.split(None, 1)

@@ -3,6 +3,7 @@ two passes of a sweep and within one. tests/test_engine.py runs them through the
 import pytest
 
 from reducer import passes
+from reducer.options import RunConfig
 from reducer.schedule import Schedule
 
 
@@ -12,16 +13,23 @@ def names(ps):
 
 def test_the_lists_come_from_the_registry_the_options_and_the_skips():
     default = Schedule.from_registry()
-    assert [names(default.first), names(default.main), names(default.last)] == [
-        list(passes.FIRST), list(passes.MAIN), list(passes.LAST)]
+    assert [names(default.first), names(default.main), names(default.replace), names(default.last)] == [
+        list(passes.FIRST), list(passes.MAIN), list(passes.REPLACE), list(passes.LAST)]
     assert names(default.revisit) == list(passes.REVISIT) and names(default.coarse) == list(passes.COARSE)
     # --passes: the main list alone, with --rename at its end; the revisit and coarse passes it keeps
     chosen = Schedule.from_registry(["lines", "unused", "tree-delete", "instantiate"], rename=True,
                                     skip=["instantiate"])
-    assert [chosen.first, names(chosen.main), chosen.last] == [[], ["lines", "unused", "tree-delete", "rename"], []]
+    assert [chosen.first, names(chosen.main), chosen.replace, chosen.last] == [
+        [], ["lines", "unused", "tree-delete", "rename"], [], []]  # --passes: no replacement stage
     assert names(chosen.revisit) == ["unused"] and names(chosen.coarse) == ["unused", "tree-delete"]
-    skipped = Schedule.from_registry(skip=["blank", "tree-delete"])
+    skipped = Schedule.from_registry(skip=["blank", "tree-delete", "replace-types"])
     assert "blank" not in names(skipped.first + skipped.main) and names(skipped.coarse) == list(passes.COARSE[:-1])
+    assert names(skipped.replace) == [n for n in passes.REPLACE if n != "replace-types"]
+    assert Schedule.from_registry(replacements=False).replace == []
+    # the stage follows the oracle: scripts have it, the built-in oracle only when asked
+    script, builtin = (RunConfig(file="f", output="o", cwd="/", script=s) for s in ("t.sh", None))
+    assert (script.replaces, builtin.replaces) == (True, False)
+    assert RunConfig(file="f", output="o", cwd="/", replacements=True).replaces
     with pytest.raises(KeyError, match="unknown pass"):
         Schedule.from_registry(skip=["no-such-pass"])
 
@@ -37,6 +45,22 @@ def test_sweeps_of_the_main_list_go_on_until_one_removes_nothing():
     assert adaptive.next_sweep([c], []) is adaptive.main  # narrowed to nothing: everything again
     assert adaptive.next_sweep(adaptive.main, []) == []
     assert adaptive.next_sweep([a, b, c], []) is adaptive.main  # narrowed, though to every pass
+
+
+def test_the_replacement_stage_comes_at_the_fixpoint_and_sends_the_run_back_to_the_main_sweeps():
+    a, b, r1, r2 = passes.resolve(["lines", "tokens", "replace-calls", "replace-subtrees"])
+    s = Schedule(main=[a, b], replace=[r1, r2])
+    assert s.next_sweep(s.main, [a]) is s.main            # the main sweeps go on while they remove
+    assert s.next_sweep(s.main, []) is s.replace          # their fixpoint: the stage
+    assert s.next_sweep(s.replace, [r2]) is s.main        # a replacement accepted: deletion again
+    assert s.next_sweep(s.replace, []) == []              # the stage took nothing: done
+    adaptive = Schedule(main=[a, b], replace=[r1, r2], adaptive=True)
+    assert adaptive.next_sweep(adaptive.main, [a]) == [a]
+    assert adaptive.next_sweep([a], []) is adaptive.main
+    assert adaptive.next_sweep(adaptive.main, []) is adaptive.replace
+    assert adaptive.next_sweep(adaptive.replace, [r1]) is adaptive.main  # all of the main list, not [r1]
+    none = Schedule(main=[a, b])                          # no stage (--passes): the fixpoint ends the sweeps
+    assert none.next_sweep(none.main, []) == []
 
 
 def test_between_two_passes_the_coarse_head_after_a_tenth_else_the_revisit_passes_after_any_change():

@@ -1,8 +1,9 @@
 """The pass registry and the default schedule (a C-Vise pass group in one list).
 
 The schedule runs first the cheap whole-file cleanups, then the structural passes from coarse to
-fine, repeating that main list until a full sweep changes nothing; last it joins lines, which
-would have blinded the line pass earlier.
+fine, repeating that main list until a full sweep changes nothing; then the replacement passes,
+which go past that fixpoint (and back to the main list when one is accepted); last it joins
+lines, which would have blinded the line pass earlier.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .lists import Initializers, ListElements
 from .macros import Macros
 from .params import Params
 from .rename import Rename
+from .replace import ReplaceCalls, ReplaceSubtrees, ReplaceTypes
 from .table_index import RebaseIndex
 from .text import Blank, Comments, Lines, Tokens
 from .tree_delete import TreeDelete
@@ -39,6 +41,7 @@ REGISTRY: dict[str, Pass] = _registry(
     Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
     Hoist(), RebaseIndex(), Instantiate(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
+    ReplaceCalls(), ReplaceTypes(), ReplaceSubtrees(),
     *balanced_passes(),
 )
 
@@ -51,6 +54,9 @@ MAIN = (
     "parens-delimiters", "expr-constant",
     "tokens", "blank",
 )
+# the replacement stage: run once a sweep of the main passes removes nothing; when one of them is
+# accepted, the main sweeps resume (Schedule.next_sweep)
+REPLACE = ("replace-calls", "replace-types", "replace-subtrees")
 LAST = ("join-lines",)
 # main passes the engine runs again, mid-pass, as soon as the file has shrunk enough, and between
 # two passes whenever it has changed (Schedule.revisit)
@@ -65,15 +71,21 @@ def catalogue() -> str:
     (what `reduce passes` prints)."""
     width = max(map(len, REGISTRY)) + 2
     lines = ["The default schedule: the first passes once, then sweeps of the main passes until one removes",
-             "nothing, then the last passes once. --skip-passes takes passes out of it; --passes runs only",
-             "the passes it names, swept as the main passes.",
+             "nothing, then the replacement passes (with --test; with the built-in oracle only with",
+             "--replacements); when one of these is accepted, the main sweeps resume and the replacement",
+             "passes come again at their next fixpoint. Last, the last passes once. --skip-passes takes",
+             "passes out of it; --passes runs only the passes it names, swept as the main passes.",
              f"Within a sweep, {' and '.join(REVISIT)} run again between two searches of another pass as",
              "soon as the file has shrunk by a fifth since they last ran, and after any pass that changed it;",
              f"the main passes through {COARSE[-1]} run again before the next pass once the passes after them",
-             "have shrunk the file by a tenth."]
-    for title, names in (("first", FIRST), ("main", MAIN), ("last", LAST)):
+             "have shrunk the file by a tenth.",
+             "Then, with --format, hygiene: empty statements and unused labels go; uninitialised scalars get",
+             "`= 0` and constant loop conditions their bound back only with the built-in oracle (a spill or",
+             "miscompile report must be defined code) or --initialise (scripts: a diagnostic case would only",
+             "grow); then clang-format. Each step is kept only when still interesting."]
+    for title, names in (("first", FIRST), ("main", MAIN), ("replace", REPLACE), ("last", LAST)):
         lines += ["", f"{title}:"] + [f"  {n:<{width}}{REGISTRY[n].summary}" for n in names]
-    scheduled = {*FIRST, *MAIN, *LAST}
+    scheduled = {*FIRST, *MAIN, *REPLACE, *LAST}
     lines += ["", "not in the default schedule (--passes runs them; --rename adds rename to the main passes):"]
     lines += [f"  {n:<{width}}{p.summary}" for n, p in REGISTRY.items() if n not in scheduled]
     return "\n".join(lines)
@@ -86,4 +98,4 @@ def resolve(names: list[str]) -> list[Pass]:
     return [REGISTRY[n] for n in names]
 
 
-__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "LAST", "REVISIT", "COARSE", "catalogue", "resolve"]
+__all__ = ["Pass", "REGISTRY", "FIRST", "MAIN", "REPLACE", "LAST", "REVISIT", "COARSE", "catalogue", "resolve"]

@@ -369,7 +369,7 @@ class Compiler:
         if len(lto) != 2 or len(nolto) != 1 or not all(_is_cc1(j[0], operand) for j in (lto, nolto)):
             raise SharedFrontEndError(f"unexpected driver jobs: {len(lto)} for the LTO side, {len(nolto)} without LTO")
         (cc1, lld), (cc1_nolto,) = lto, nolto
-        if os.path.realpath(cc1[0]) != os.path.realpath(shutil.which(self.toolchain.clang) or self.toolchain.clang):
+        if not _same_program(cc1[0], self.toolchain.clang):
             # a wrapper script: running the cc1 it prints would bypass whatever the wrapper does
             raise SharedFrontEndError(f"{self.toolchain.clang} runs {cc1[0]}: "
                                       "a wrapper the shared front end would bypass")
@@ -546,6 +546,12 @@ class Build:
 
 _jobs_lock = threading.Lock()
 _jobs: dict[tuple, tuple[tuple[str, ...], ...]] = {}
+
+
+@functools.lru_cache(maxsize=8)
+def _same_program(ran: str, named: str) -> bool:
+    """Whether the driver's job `ran` is the compiler the user `named` (not one a wrapper runs)."""
+    return os.path.realpath(ran) == os.path.realpath(shutil.which(named) or named)
 
 
 def driver_jobs(command: Sequence[str], env: Mapping[str, str], file_name: str,

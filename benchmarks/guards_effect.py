@@ -23,8 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness.check import run_check
 from transforms_effect import reduce
+
+from interestingness.check import run_check
 
 VARIANTS = {"guarded": [], "unguarded": ["--no-init-guard", "--no-loop-guard"]}
 

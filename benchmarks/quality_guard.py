@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from reducer.lexer import count_tokens  # noqa: E402
+from reducer.text.lexer import count_tokens  # noqa: E402
 
 STORE = ROOT / "benchmarks" / "quality.json"
 SCRIPT_CASES = ["cxx_diag", "hip_syntax"]       # a source file and test.sh (C-Reduce convention)

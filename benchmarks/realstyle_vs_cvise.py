@@ -52,12 +52,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from interestingness.check import run_check  # noqa: E402
-from reducer.flatten import flatten, include_dirs  # noqa: E402
-from reducer.lexer import count_tokens, tokenize  # noqa: E402
-from reducer.passes.cxx import inside_template  # noqa: E402
-from reducer.source import Source  # noqa: E402
 from spill_vs_cvise import run_cvise  # noqa: E402
+
+from interestingness.check import run_check  # noqa: E402
+from reducer.passes.cxx import inside_template  # noqa: E402
+from reducer.text.flatten import flatten, include_dirs  # noqa: E402
+from reducer.text.lexer import count_tokens, tokenize  # noqa: E402
+from reducer.text.source import Source  # noqa: E402
 
 VARIANTS = ("ours", "baseline", "cvise")
 # bc5485f: the tree issue 16's mechanisms (values from clang, target-kernel focus) branched from

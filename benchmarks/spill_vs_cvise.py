@@ -18,15 +18,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from interestingness.check import run_check  # noqa: E402
 from interestingness.spill import SpillSetup  # noqa: E402
-from reducer.flatten import flatten, include_dirs  # noqa: E402
-from reducer.lexer import count_tokens  # noqa: E402
+from reducer.text.flatten import flatten, include_dirs  # noqa: E402
+from reducer.text.lexer import count_tokens  # noqa: E402
 
 
 def count_lines(path: Path) -> int:

@@ -21,19 +21,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from spill_vs_cvise import run_cvise
+
 from interestingness.check import run_check
 from reducer import passes
-from reducer.flatten import flatten, include_dirs
-from reducer.lexer import count_tokens
 from reducer.passes.cxx import inside_template
-from reducer.source import Source
-from spill_vs_cvise import run_cvise
+from reducer.text.flatten import flatten, include_dirs
+from reducer.text.lexer import count_tokens
+from reducer.text.source import Source
 
 VARIANTS = ("with", "without", "cvise")
 NEW = ("instantiate", "unused", "inline", "aliases", "constants", "expr-constant", "global-to-local",

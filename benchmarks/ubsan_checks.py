@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from interestingness import ubsan  # noqa: E402
 from interestingness.compile import LTO, NOLTO  # noqa: E402
 from interestingness.spill import SpillSetup, by_target  # noqa: E402
-from reducer.flatten import flatten, include_dirs  # noqa: E402
+from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 
 EXTRA = ("alignment", "pointer-overflow", "object-size", "signed-integer-overflow")
 CASES = ("wgrad_tiny_pos", "wgrad_quick_pos", "wgrad_c120_pos", "mfconv_pos")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from reducer.lexer import count_tokens, tokenize  # noqa: E402
-from reducer.source import Source, language_for  # noqa: E402
+from reducer.text.lexer import count_tokens, tokenize  # noqa: E402
+from reducer.text.source import Source, language_for  # noqa: E402
 
 WRAPPER = """#!/bin/bash
 echo x >> {counter}

@@ -412,7 +412,7 @@ class Compiler:
     def diagnostics(self, content: bytes) -> str | None:
         """Every error of a syntax-only device front-end run on `content` (no warnings, no source
         snippets, no error limit), or None when the run failed for reasons outside the content (a
-        signal, a timeout, out of memory). reducer/values.py reads constant values from them."""
+        signal, a timeout, out of memory). reducer/text/values.py reads constant values from them."""
         res = self._front_end_run(content, "-fsyntax-only", "-ferror-limit=0", "-Wno-fatal-errors", "-w",
                                    "-fno-caret-diagnostics", "-fno-color-diagnostics", "-fdiagnostics-format=clang")
         if res.timed_out or res.killed_by_signal or INFRA_STDERR.search(res.stderr):

@@ -7,9 +7,9 @@ apply (MODE `apply`: a str replacement)."""
 import sys
 
 from reducer import passes
-from reducer.cli import main
-from reducer.edits import Edit
+from reducer.cli.main import main
 from reducer.passes.text import Lines
+from reducer.text.edits import Edit
 
 
 class Broken(Lines):

@@ -1,13 +1,13 @@
 """The persistent verdict cache, against the faults the compile-cache reviews found."""
 import threading
 
+from conftest import needs_clang22
+
+import reducer.engine.cache as reducer_cache
 from interestingness.spill import SpillSetup
 from interestingness.verdict import NoConfirmation, Verdict
-import reducer.cache as reducer_cache
-from reducer.cache import VerdictCache
-from reducer.evaluate import Evaluator
-
-from conftest import needs_clang22
+from reducer.engine.cache import VerdictCache
+from reducer.engine.evaluate import Evaluator
 
 
 def test_same_digest_different_key_is_a_miss(tmp_path):

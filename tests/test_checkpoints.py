@@ -1,6 +1,6 @@
 """Confirmations in batches: a refused batch is bisected to its first refused candidate, the run
 goes back to the one before it, and the batch grows while confirmations pass."""
-from reducer.checkpoints import Checkpoints, Kept
+from reducer.engine.checkpoints import Checkpoints, Kept
 
 
 def kept(n: int) -> Kept:

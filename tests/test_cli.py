@@ -2,13 +2,12 @@
 import json
 import os
 import signal
-import time
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-
 from conftest import CLANG, ROOT, needs_clang22, needs_gxx
 
 REDUCE = [sys.executable, "-m", "reducer.cli"]
@@ -76,7 +75,7 @@ def test_j1_and_j2_give_byte_identical_results(tmp_path, script):
 
 @needs_clang22
 def test_hip_reduction_keeps_kernels_parseable(tmp_path, script):
-    from reducer.source import Source
+    from reducer.text.source import Source
 
     kernel = tmp_path / "k.hip"
     kernel.write_text("""#include <hip/hip_runtime.h>

@@ -1,4 +1,4 @@
-from reducer.edits import Edit, apply, line_span
+from reducer.text.edits import Edit, apply, line_span
 
 TEXT = b"f(a, b, c)"
 

@@ -5,10 +5,10 @@ from itertools import groupby
 
 from interestingness.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
-from reducer.edits import Edit
-from reducer.engine import Engine, Hooks, Replay
-from reducer.evaluate import Evaluator
-from reducer.schedule import Schedule
+from reducer.engine.engine import Engine, Hooks, Replay
+from reducer.engine.evaluate import Evaluator
+from reducer.engine.schedule import Schedule
+from reducer.text.edits import Edit
 
 CODE = b"""int keep_me(int a, int b) { return a + b; }
 int drop1() { return 1; }
@@ -62,7 +62,7 @@ def test_each_distinct_candidate_is_tested_once():
 def test_prefilter_keeps_parse_errors_out_and_can_be_disabled():
     oracle = Contains((b"keep_me",))
     out, _ = reduce(CODE, oracle)
-    from reducer.source import Source
+    from reducer.text.source import Source
     assert Source(out, "cpp").error_count == 0
     assert all(Source(c, "cpp").error_count == 0 for c in oracle.calls)
     unfiltered = Contains((b"keep_me",))
@@ -206,7 +206,7 @@ class BreaksBelow(passes.REGISTRY["lines"].__class__):
             return items
         if self.stage == "items":
             raise ValueError("broken on purpose")
-        from reducer.edits import Edit
+        from reducer.text.edits import Edit
         return [(Edit(0, 1, "not bytes"),), *items]
 
 

@@ -232,7 +232,7 @@ def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
     """The precodegen bitcode of the tiny kernel through llc: the LTO link's codegen culprit is found
     again, and the lit RUN lines explain writes for it pass with llc and FileCheck."""
     from interestingness.precodegen import build_precodegen
-    from reducer.lit import verify
+    from reducer.ir.lit import verify
 
     built = build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path)
     bc = tmp_path / "tiny.bc"

@@ -9,12 +9,19 @@ import sys
 from pathlib import Path
 
 from conftest import CLANG, ROOT, needs_clang22, needs_gxx
-from kernels import pressure, pressure_in_a_loop
-from reducer.finish import clang_format, finish
-from reducer.hygiene import (bound_loops, drop_empty_attributes, drop_empty_statements, drop_unused_labels,
-                             initialise_scalars, sink_variants)
-from reducer.edits import apply
-from reducer.source import Source
+from kernels import pressure_in_a_loop
+
+from reducer.passes.hygiene import (
+    bound_loops,
+    drop_empty_attributes,
+    drop_empty_statements,
+    drop_unused_labels,
+    initialise_scalars,
+    sink_variants,
+)
+from reducer.run.finish import clang_format, finish
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 REDUCE = [sys.executable, "-m", "reducer.cli"]
 REDUCED = b"void f(int n) { int t; float x, y; int *p; static int s; for (int i; 4;) { ; } lbl: x = 1; }"
@@ -87,7 +94,7 @@ def test_hygiene_follows_the_oracle_initialising_and_bounding_only_when_asked():
     assert set(done.rules) == {"drop-empty-statements", "drop-unused-labels"}
     assert b"int t;" in done.parts[0] and b"for (int i; 4;)" in done.parts[0] and b"lbl:" not in done.parts[0]
     assert done.after_hygiene < done.reduced  # a script's case only loses bytes
-    from reducer.options import RunConfig
+    from reducer.run.options import RunConfig
     script, builtin = (RunConfig(file="f", output="o", cwd="/", script=s) for s in ("t.sh", None))
     assert (script.initialises, builtin.initialises) == (False, True)  # the oracle decides...
     assert RunConfig(file="f", output="o", cwd="/", script="t.sh", initialise=True).initialises  # ...unless told

@@ -5,8 +5,8 @@ from pathlib import Path
 from conftest import needs_clang22
 from transforms import mfma_counts
 
-from reducer.flatten import flatten, include_dirs
-from reducer.source import Source
+from reducer.text.flatten import flatten, include_dirs
+from reducer.text.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,15 +6,15 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import CLANG, ROOT, needs_clang22
+from kernels import pressure_in_a_loop
+
 from interestingness import ubsan
 from interestingness.check import run_check
 from interestingness.metrics import METRICS, parse_kernels
 from interestingness.spill import SpillOracle, SpillSetup
-from kernels import pressure_in_a_loop
-from reducer.evaluate import Evaluator
-from reducer.flatten import flatten, include_dirs
+from reducer.engine.evaluate import Evaluator
+from reducer.text.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
 CASE = ROOT / "corpora" / "wgrad_c120_pos"

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, needs_clang22
+
 from interestingness.diagnostics import first_error
-from reducer.flatten import flatten, include_dirs
+from reducer.text.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
 REDUCE = [sys.executable, "-m", "reducer.cli"]

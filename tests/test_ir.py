@@ -18,9 +18,9 @@ from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, rea
 from interestingness.metrics import METRIC_NAMES
 from interestingness.precodegen import build_precodegen
 from interestingness.predicates import PredicateError
-from reducer.ir_reduce import instruction_count
-from reducer.ir_server import VerdictServer
-from reducer.lit import verify
+from reducer.ir.lit import verify
+from reducer.ir.reduce import instruction_count
+from reducer.ir.server import VerdictServer
 
 pytestmark = needs_clang22
 

@@ -1,25 +1,50 @@
-"""The layers stay layers: oracles know nothing of the reducer, passes only enumerate items (no
-evaluator, runs, cache, work directory or oracle), the engine reads no files, knows no oracle
-and reaches verdicts through the evaluator alone, and the schedule decides from the passes alone
-(no oracle, evaluator, engine or run). Within reducer/passes, no pass module imports another:
-what passes share is in helper modules (base, cxx, names, folding, consteval, literals), and only
-the registry imports the passes. An `ast` walk over every module of the package, imports
-resolved to absolute names."""
+"""The layers stay layers. reducer/ is made of parts, each a sub-package whose __init__ says what
+it owns; a part imports only the parts below it:
+
+    interestingness/  (the oracles; outside reducer/)
+    reducer.text      the file as text: parse, tokens, edits, subjects, the values service
+    reducer.passes    what to try: items of edits, one module a pass
+    reducer.engine    the search: engine, schedule, evaluator, verdicts, cache, limits
+    reducer.ir        `reduce ir`'s pipeline          reducer.run   runs, work directory, reports
+    reducer.cli       the commands
+
+Within the engine, the engine module reads no files, knows no oracle and reaches verdicts through
+the evaluator alone, and the schedule decides from the passes alone. Within reducer/passes, no
+pass module imports another: what passes share is in helper modules (base, cxx, names, folding,
+consteval, literals, hygiene), and only the registry imports the passes. No import circle
+anywhere. An `ast` walk over every module, imports resolved to absolute names."""
 import ast
+import graphlib
 from pathlib import Path
 
 from conftest import ROOT
 
-# (modules the rule applies to, imported modules it forbids), by dotted prefix
+# each part, lowest first, with the parts it may import besides itself (and the standard library)
+LAYERS = {
+    "interestingness": (),
+    "reducer.text": ("interestingness",),
+    "reducer.passes": ("reducer.text",),
+    "reducer.engine": ("reducer.passes", "reducer.text", "interestingness"),
+    "reducer.ir": ("reducer.engine", "reducer.text", "interestingness"),
+    "reducer.run": ("reducer.engine", "reducer.passes", "reducer.text", "interestingness"),
+    "reducer.cli": ("reducer.run", "reducer.ir", "reducer.engine", "reducer.passes", "reducer.text",
+                    "interestingness"),
+}
+# (modules the rule applies to, imported modules it forbids), by dotted prefix: finer rules within a part
 RULES = [
-    ("interestingness", ("reducer",)),
-    ("reducer.passes", ("reducer.evaluate", "reducer.verdicts", "reducer.pool", "reducer.runs", "reducer.cache",
-                        "reducer.workdir", "interestingness")),
-    ("reducer.engine", ("interestingness", "reducer.runs", "reducer.workdir", "reducer.files", "reducer.cache",
-                        "reducer.verdicts", "reducer.pool")),
-    ("reducer.schedule", ("interestingness", "reducer.evaluate", "reducer.engine", "reducer.runs", "reducer.cache",
-                          "reducer.workdir")),
+    ("reducer.engine.engine", ("interestingness", "reducer.text.files", "reducer.engine.cache",
+                               "reducer.engine.verdicts", "reducer.engine.pool", "reducer.engine.journal")),
+    ("reducer.engine.schedule", ("interestingness", "reducer.engine.evaluate", "reducer.engine.engine",
+                                 "reducer.engine.cache")),
 ]
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def part_of(module: str) -> str | None:
+    return next((part for part in LAYERS if under(module, part)), None)
 
 
 def module_name(path: Path) -> str:
@@ -44,11 +69,17 @@ def imports(source: str, module: str, is_package: bool) -> set[str]:
 
 
 def violations(module: str, imported: set[str]) -> list[str]:
-    def under(name: str, prefix: str) -> bool:
-        return name == prefix or name.startswith(prefix + ".")
-
-    return [f"{module} imports {name}" for scope, forbidden in RULES if under(module, scope)
-            for name in sorted(imported) for prefix in forbidden if under(name, prefix)]
+    """The imports of `module` that cross its layer: into a part it may not import, or, within a
+    part, into a module a finer rule forbids."""
+    own = part_of(module)
+    found = []
+    for name in sorted(imported):
+        part = part_of(name)
+        if own is not None and part not in (None, own, *LAYERS[own]):
+            found.append(f"{module} imports {name} ({own} may not import {part})")
+        found += [f"{module} imports {name}" for scope, forbidden in RULES if under(module, scope)
+                  for prefix in forbidden if under(name, prefix)]
+    return found
 
 
 def pass_modules() -> set[str]:
@@ -68,15 +99,54 @@ def pass_imports(module: str, imported: set[str], passes: set[str]) -> list[str]
 
 
 def test_the_checker_sees_relative_and_absolute_imports():
-    assert violations("reducer.passes.x", imports("from ..evaluate import Evaluator\n", "reducer.passes.x", False))
-    assert violations("reducer.passes", imports("from ..cache import VerdictCache\n", "reducer.passes", True))
-    assert violations("reducer.engine", imports("from interestingness import bundle\n", "reducer.engine", False))
-    assert violations("reducer.engine", imports("from . import runs\n", "reducer.engine", False))
-    assert violations("reducer.schedule", imports("from .evaluate import Evaluator\n", "reducer.schedule", False))
-    assert violations("interestingness.spill", imports("import reducer.lexer\n", "interestingness.spill", False))
-    assert not violations("reducer.passes.x", imports("from ..edits import Edit\nfrom .base import Pass\n",
-                                                      "reducer.passes.x", False))
-    assert not violations("reducer.runs", imports("from interestingness import bundle\n", "reducer.runs", False))
+    def crosses(source: str, module: str, is_package: bool = False) -> bool:
+        return bool(violations(module, imports(source, module, is_package)))
+
+    assert crosses("from ..engine.evaluate import Evaluator\n", "reducer.passes.x")
+    assert crosses("from ..engine.cache import VerdictCache\n", "reducer.passes", True)
+    assert crosses("from ..run.exits import RunError\n", "reducer.text.subject")
+    assert crosses("from ..run import workdir\n", "reducer.engine.verdicts")
+    assert crosses("from ..cli import main\n", "reducer.run.session")
+    assert crosses("from ..ir.reduce import run\n", "reducer.run.session")
+    assert crosses("from interestingness import bundle\n", "reducer.engine.engine")
+    assert crosses("from .evaluate import Evaluator\n", "reducer.engine.schedule")
+    assert crosses("import reducer.text.lexer\n", "interestingness.spill")
+    assert not crosses("from ..text.edits import Edit\nfrom .base import Pass\n", "reducer.passes.x")
+    assert not crosses("from .. import passes\n", "reducer.engine.schedule")
+    assert not crosses("from interestingness import bundle\nfrom ..engine import stopping\n", "reducer.run.session")
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Every module of the two packages, with the modules of the two packages it imports."""
+    found = {}
+    for package in ("reducer", "interestingness"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = module_name(path)
+            found[module] = imports(path.read_text(), module, path.name == "__init__.py")
+    return {m: {i for i in imported if i in found and i != m} for m, imported in found.items()}
+
+
+def test_every_part_says_what_it_owns_and_may_import():
+    for part in LAYERS:
+        if part.startswith("reducer."):
+            doc = ast.get_docstring(ast.parse((ROOT / part.replace(".", "/") / "__init__.py").read_text()))
+            assert doc and "May import" in doc, part
+    assert not [p.name for p in (ROOT / "reducer").glob("*.py") if p.name != "__init__.py"], \
+        "a module outside the parts"
+
+
+def test_no_import_circle():
+    graph = module_imports()
+    assert len(graph) > 40
+    graphlib.TopologicalSorter(graph).prepare()  # CycleError names the circle
+
+
+def test_the_circle_check_sees_a_circle():
+    try:
+        graphlib.TopologicalSorter({"a": {"b"}, "b": {"c"}, "c": {"a"}}).prepare()
+    except graphlib.CycleError:
+        return
+    raise AssertionError("no circle seen")
 
 
 def test_no_module_imports_across_its_layer():

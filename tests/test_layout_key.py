@@ -6,12 +6,12 @@ import re
 import subprocess
 import sys
 
+from conftest import CLANG, ROOT, needs_clang22
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from conftest import CLANG, ROOT, needs_clang22
 from kernels import pressure
-from reducer.lexer import layout_key
+
+from reducer.text.lexer import layout_key
 
 REDUCE = [sys.executable, "-m", "reducer.cli"]
 

@@ -7,12 +7,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from kernels import pressure
 
 from interestingness.compile import LTO, OBJ_OUT, SIDES, Compiler, prepare_flags
 from interestingness.metrics import METRIC_NAMES, METRICS, analyse, demangle
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
-from kernels import pressure
 
 # Several kernels: full LTO splits them over partitions (several asm files, several notes).
 MULTI = r"""

@@ -13,8 +13,8 @@ from conftest import CLANG, ROOT, needs_clang22, write_script
 from kernels import PRESSURE
 
 from interestingness.bundle import BundleError, Tree, decode, encode, materialise
-from reducer.cache import VerdictCache
-from reducer.fileset import collect
+from reducer.engine.cache import VerdictCache
+from reducer.text.fileset import collect
 
 REDUCE = [sys.executable, "-m", "reducer.cli"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -1,15 +1,16 @@
-"""The one table of run options (reducer/options.py): every option that decides a run can be set
+"""The one table of run options (reducer/run/options.py): every option that decides a run can be set
 from a batch manifest and arrives in the run's configuration, as `reduce run` gives it; and a
 run.json written before the table loads to the same configuration."""
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from reducer import batch, cli, runs, stopping
-from reducer.options import FIELDS, RunConfig
+from reducer.cli import main as cli
+from reducer.engine import stopping
+from reducer.run import batch
+from reducer.run.options import FIELDS, RunConfig
 
 # field: (its value in a manifest, the RunConfig value that gives, other keys the case needs);
 # never the default, so a row the manifest dropped cannot pass. {base} is the manifest's directory.
@@ -77,7 +78,7 @@ def test_every_option_can_be_set_from_a_manifest(option, tmp_path, monkeypatch):
 
     started = []
     monkeypatch.setattr(stopping, "install", lambda: None)
-    monkeypatch.setattr(runs, "start", lambda config, workdir, **_: started.append(config) or 0)
+    monkeypatch.setattr(session, "start", lambda config, workdir, **_: started.append(config) or 0)
     monkeypatch.chdir(case.cwd)
     r = CliRunner().invoke(cli.main, ["run", str(case.file), "-o", str(tmp_path / "out.c"), *case.args])
     assert r.exit_code == 0, r.output

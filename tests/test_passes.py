@@ -1,7 +1,7 @@
 """Each pass on a small input: what its items do when applied."""
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 
 def results(pass_name: str, text: bytes, language: str = "cpp", round: int = 0) -> list[bytes]:

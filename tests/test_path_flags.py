@@ -3,8 +3,8 @@ compile, the file set's copies, flattening and the bug report see the same direc
 from interestingness.bundle import Tree
 from interestingness.compile import prepare_flags, user_dirs
 from interestingness.path_flags import path_flags
-from reducer.bugreport import _portable
-from reducer.flatten import include_dirs
+from reducer.run.bugreport import _portable
+from reducer.text.flatten import include_dirs
 
 FLAGS = ["-Iinc", "-I", "a b", "-isystem", "sys", "-iquoteq", "-idirafter/abs/after", "-DX", "-include", "h.h", "-I"]
 

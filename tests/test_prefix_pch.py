@@ -6,8 +6,8 @@ import dataclasses
 import os
 
 import pytest
-
 from conftest import needs_clang22
+
 from interestingness import prefix_pch
 from interestingness.compile import LTO
 

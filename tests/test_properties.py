@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interestingness.verdict import NoConfirmation, Verdict
-from reducer.edits import apply
-from reducer.engine import Engine, Hooks
-from reducer.evaluate import Evaluator
-from reducer.passes import REGISTRY, resolve, FIRST, LAST, MAIN
-from reducer.schedule import Schedule
-from reducer.source import Source
+from reducer.engine.engine import Engine, Hooks
+from reducer.engine.evaluate import Evaluator
+from reducer.engine.schedule import Schedule
+from reducer.passes import FIRST, LAST, MAIN, REGISTRY, resolve
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 FRAGMENTS = [b"int ", b"x", b"y", b"(", b")", b"{", b"}", b"[", b"]", b"<", b">", b";", b",", b"=", b"1", b"0x1F",
              b"template ", b"typename T", b"__global__ ", b"__launch_bounds__(256, 2) ", b"<<<1, 2>>>", b"\n",

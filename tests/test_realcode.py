@@ -7,10 +7,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 HERE = ROOT / "benchmarks" / "realcode"

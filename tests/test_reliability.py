@@ -91,7 +91,7 @@ def test_a_script_that_accepts_everything_is_refused_before_reducing(tmp_path):
 
 def test_the_evaluator_still_never_calls_an_empty_file_interesting():
     from interestingness.verdict import NoConfirmation, Verdict
-    from reducer.evaluate import Evaluator
+    from reducer.engine.evaluate import Evaluator
 
     class Yes(NoConfirmation):
         ignores_layout = False
@@ -145,8 +145,8 @@ def test_a_dash_named_hip_file_reaches_clang_as_a_file(tmp_path):
 def test_a_compiler_killed_by_sigkill_is_retried_and_never_cached(tmp_path):
     """A clang wrapper that kills itself with SIGKILL once, when told to: a failure of the machinery."""
     from interestingness.spill import SpillSetup
-    from reducer.cache import RECORD_CONFIRMATION, VerdictCache
-    from reducer.evaluate import Evaluator
+    from reducer.engine.cache import RECORD_CONFIRMATION, VerdictCache
+    from reducer.engine.evaluate import Evaluator
 
     kill = tmp_path / "kill-next-compile"
     wrapper = write_script(tmp_path / "clang++", f"""

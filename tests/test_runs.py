@@ -135,7 +135,7 @@ def test_report_has_sizes_passes_and_a_plot(tmp_path):
 
 
 def test_the_share_of_candidates_that_did_not_compile_per_pass():
-    from reducer.report import compile_failures, compile_failures_line
+    from reducer.run.report import compile_failures, compile_failures_line
     per_pass = {"inline": {"tests": 12, "compile_errors": 7, "build_known": 12},
                 "unused": {"tests": 57, "compile_errors": 30, "build_known": 57},
                 "branches": {"tests": 33, "compile_errors": 0, "build_known": 33}}

@@ -3,8 +3,8 @@ two passes of a sweep and within one. tests/test_engine.py runs them through the
 import pytest
 
 from reducer import passes
-from reducer.options import RunConfig
-from reducer.schedule import Schedule
+from reducer.engine.schedule import Schedule
+from reducer.run.options import RunConfig
 
 
 def names(ps):

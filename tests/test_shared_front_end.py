@@ -12,14 +12,14 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from conftest import needs_clang22
+from kernels import pressure
+
 from interestingness import compile as compile_module
 from interestingness.compile import LTO, NOLTO, Compiler, _failure
 from interestingness.ir_memo import IrMemo
 from interestingness.process import Completed
 from interestingness.spill import SHARED_FRONT_END, SpillSetup, measure, target_digests
-from kernels import pressure
 
 REPO = Path(__file__).resolve().parent.parent
 CASE = REPO / "corpora" / "wgrad_tiny_pos"
@@ -28,7 +28,7 @@ UNUSED = b"\ntemplate <typename T> __device__ T twice_unused(T x) { return x + x
 
 
 def flattened() -> tuple[bytes, list[str]]:
-    from reducer.flatten import flatten, include_dirs
+    from reducer.text.flatten import flatten, include_dirs
     flags = shlex.split((CASE / "flags").read_text())
     text, _ = flatten(CASE / "repro.hip", (CASE / "repro.hip").read_bytes(), include_dirs(flags, REPO))
     return text, flags
@@ -269,8 +269,9 @@ def test_driver_jobs_are_split_into_the_shared_commands(tmp_path):
 @needs_clang22
 def test_file_sets_build_the_same_with_one_front_end(tmp_path):
     """A multi-file run's candidates are file sets, copied into each front end's directory."""
-    from interestingness.bundle import decode, encode
     from test_multifile import KERNEL_MAIN, SPILLS, collect, kernel_case
+
+    from interestingness.bundle import decode, encode
 
     kernel_case(tmp_path)
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])

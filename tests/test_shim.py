@@ -15,8 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import CLANG, ROOT, needs_clang22
+
 from interestingness.compile import LTO, NOLTO, SIDES
 from interestingness.spill import SpillSetup
 

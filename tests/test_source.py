@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from reducer.lexer import count_tokens, tokenize
-from reducer.source import Source, language_for
+from reducer.text.lexer import count_tokens, tokenize
+from reducer.text.source import Source, language_for
 
 HIP = b"""#include <hip/hip_runtime.h>
 template <int N> __global__ __launch_bounds__(256, 2) void k(float* p) { p[threadIdx.x] = N; }
@@ -49,7 +49,7 @@ def test_tokenizer_unterminated_comment_and_string():
 
 
 def test_layout_key_ignores_amounts_of_blank_but_not_its_presence_nor_lines():
-    from reducer.lexer import layout_key
+    from reducer.text.lexer import layout_key
 
     assert layout_key(b"int  a ;\t/* c */ b") == layout_key(b"int a ; b") == b"int a ; b"
     assert layout_key(b"  int a;\n    b;  // tail\n") == layout_key(b"int a;\nb;\n")

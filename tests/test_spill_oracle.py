@@ -7,14 +7,14 @@ import shlex
 from pathlib import Path
 
 import pytest
+from kernels import pressure
 
 from interestingness.check import format_check, run_check
 from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup
 from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
-from kernels import pressure
-from reducer.evaluate import Evaluator
+from reducer.engine.evaluate import Evaluator
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -129,7 +129,7 @@ def test_temp_dirs_removed(tmp_path):
     (tmp_path / "work").mkdir()
     o = SpillSetup("k.hip", [], None, "lto.spill_ops > 0", tmp_dir=tmp_path / "work", cwd=tmp_path)
     o.resolve(SPILLY).test(CALM)
-    # what stays is the IR memo, which the run's processes share (runs.py removes the run's temp dir)
+    # what stays is the IR memo, which the run's processes share (run/session.py removes the run's temp dir)
     assert [p.name for p in (tmp_path / "work").iterdir()] == ["ir-memo"]
 
 

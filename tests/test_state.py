@@ -3,8 +3,8 @@ the same, key for key and in the same order."""
 import json
 
 from interestingness.bundle import Tree
-from reducer.state import PassBugRecord, RunState
-from reducer.workdir import WorkDir
+from reducer.run.state import PassBugRecord, RunState
+from reducer.run.workdir import WorkDir
 
 # a finished file-set run of the built-in oracle that met a pass bug, as the untyped version saved it
 FINISHED = {

@@ -4,7 +4,7 @@ from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""
 typedef unsigned idx_t;

@@ -5,9 +5,9 @@ from conftest import needs_clang22
 from test_values import clang_values
 from transforms import PRELUDE, mfma_counts
 
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 pytestmark = needs_clang22
 

@@ -3,9 +3,9 @@ expressions first; a variable known to hold a constant becomes that constant at 
 from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""
 constexpr int kReps = 4;

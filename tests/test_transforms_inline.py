@@ -2,9 +2,9 @@
 from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""
 struct Tile { int m0, c0; };

@@ -4,9 +4,9 @@ from kernels import PRESSURE
 from transforms import PRELUDE, fixpoint, mfma_counts
 
 from interestingness.spill import SpillSetup, base_name
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""
 struct Config {

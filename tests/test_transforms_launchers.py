@@ -12,11 +12,11 @@ builds with the MFMAs of the branch kept."""
 from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from reducer.edits import apply
 from reducer.passes import REGISTRY
 from reducer.passes.instantiate import _expand
 from reducer.passes.names import qualified
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 ISSUE = PRELUDE + b"""using f16x8_t = __attribute__((ext_vector_type(8))) _Float16;
 enum class DataType { f16, bf16 };

@@ -7,9 +7,9 @@ from test_cli import reduce
 from transforms import PRELUDE, fixpoint, mfma_counts
 
 from reducer import passes
-from reducer.edits import apply
-from reducer.schedule import Schedule
-from reducer.source import Source
+from reducer.engine.schedule import Schedule
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""#define TILE_ROWS 16
 #ifndef GUARD_VALUE

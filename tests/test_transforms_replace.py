@@ -6,13 +6,13 @@ from conftest import ROOT, needs_gxx
 
 from interestingness.script import ScriptOracle
 from reducer import passes
-from reducer.edits import apply
-from reducer.engine import Engine
-from reducer.evaluate import Evaluator
-from reducer.lexer import count_tokens
+from reducer.engine.engine import Engine
+from reducer.engine.evaluate import Evaluator
+from reducer.engine.schedule import Schedule
 from reducer.passes import REGISTRY
-from reducer.schedule import Schedule
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.lexer import count_tokens
+from reducer.text.source import Source
 
 # the issue's shape: a generic helper with an accumulator class, where a plain function would do
 ACCUM = b"""float to_float(float v) { return v; }

@@ -4,9 +4,9 @@ from itertools import chain
 from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 TEXT = PRELUDE + b"""#define UNUSED_MACRO(x) (x + 1)
 #define USED_MACRO 2

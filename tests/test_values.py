@@ -1,4 +1,4 @@
-"""Constant values from the compiler (reducer/values.py) and the target-kernel focus, with clang 22:
+"""Constant values from the compiler (reducer/text/values.py) and the target-kernel focus, with clang 22:
 no mocks. Library code builds its config tables in constexpr functions; only the compiler can
 fold those, and it answers every question of a pass in one front-end run."""
 from __future__ import annotations
@@ -18,8 +18,8 @@ from interestingness.spill import SpillSetup
 from interestingness.toolchain import find_toolchain
 from reducer.passes import REGISTRY
 from reducer.passes.literals import typed
-from reducer.source import Source
-from reducer.values import ClangValues, Query, parse_value
+from reducer.text.source import Source
+from reducer.text.values import ClangValues, Query, parse_value
 
 pytestmark = needs_clang22
 
@@ -63,7 +63,7 @@ template void launch<configs[9]>(const bf16x8_t*, f32x4_t*);
 
 
 def clang_values(tmp: Path) -> ClangValues:
-    """The service as runs.py builds it, from a compiler with the oracle's command line."""
+    """The service as run/session.py builds it, from a compiler with the oracle's command line."""
     flags, _ = prepare_flags(["-std=gnu++20"], tmp)
     return ClangValues(Compiler(find_toolchain(), flags, "t.hip", str(tmp), timeout=120).diagnostics)
 
@@ -122,7 +122,7 @@ constexpr Config config_for_waves_and_tile_m(int waves, int m, bool swizzle) {
 def test_a_class_type_argument_becomes_a_structural_literal_that_compiles(tmp_path):
     items = REGISTRY["instantiate"].items(Source(LOOKUP, "cuda", clang_values(tmp_path).bind(lambda p: LOOKUP + p)), 0)
     assert len(items) == 1
-    from reducer.edits import apply
+    from reducer.text.edits import apply
 
     text = apply(LOOKUP, items[0])
     assert b"void launch(const bf16x8_t* in, f32x4_t* out) { kern<Config{{2, 2}, {64, 32}, 3, true}><<<1, 64>>>" in text
@@ -203,7 +203,7 @@ def test_focus_keeps_one_target_and_the_others_become_deletable(tmp_path):
     assert len(every.targets) == 2 and focused.showing_effect == every.targets
     assert focused.targets == ("_Z6gatherILi2EEvPfPKfi",)  # equal spill code: the first by name
     # `instantiate` offers each explicit instantiation of a template used with several argument lists
-    from reducer.edits import apply
+    from reducer.text.edits import apply
 
     items = REGISTRY["instantiate"].items(Source(TWO, "cuda"), 0)
     assert len(items) == 2
@@ -239,7 +239,7 @@ def test_a_run_targets_one_kernel_and_deletes_the_other(tmp_path):
 def test_answers_are_kept_in_the_verdict_cache(tmp_path):
     """A resumed run replays the engine from the start: its questions are answered from the
     cache, under a key holding the oracle's identity and the probed text, with no front-end run."""
-    from reducer.cache import VerdictCache
+    from reducer.engine.cache import VerdictCache
 
     identity = {"oracle": "test", "commands": ["clang", "-std=gnu++20"]}
     first = ClangValues(clang_values(tmp_path).front_end, VerdictCache(tmp_path / "c", identity))
@@ -273,8 +273,8 @@ def test_a_failed_question_gets_the_same_answer_when_the_run_resumes(tmp_path):
     one whose front end works, the question gets nothing again, so the replay enumerates what
     the first session did. The shared cache never keeps the failure; and what the run was
     told is replayed even where the cache has lost it and the front end now fails."""
-    from reducer.cache import VerdictCache
-    from reducer.workdir import WorkDir
+    from reducer.engine.cache import VerdictCache
+    from reducer.run.workdir import WorkDir
 
     cache = VerdictCache(tmp_path / "c", {"oracle": "test"})
     run = WorkDir.create(tmp_path / "run", {"file": "t.hip"})

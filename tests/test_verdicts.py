@@ -7,15 +7,15 @@ import time
 
 import pytest
 
-import reducer.cache as reducer_cache
+import reducer.engine.cache as reducer_cache
 from interestingness.ir import IrOracle
 from interestingness.script import ScriptOracle
 from interestingness.spill import SpillOracle
 from interestingness.verdict import NoConfirmation, Verdict
-from reducer.cache import VerdictCache
-from reducer.evaluate import Evaluator
-from reducer.verdicts import VerdictStore, digest
-from reducer.workdir import Journal
+from reducer.engine.cache import VerdictCache
+from reducer.engine.evaluate import Evaluator
+from reducer.engine.journal import Journal
+from reducer.engine.verdicts import VerdictStore, digest
 
 
 def store(tmp_path, cache=False, journal=True, layout=None):

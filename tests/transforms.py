@@ -8,9 +8,9 @@ from pathlib import Path
 from interestingness.compile import NOLTO, Compiler, prepare_flags
 from interestingness.metrics import analyse
 from interestingness.toolchain import find_toolchain
-from reducer.edits import apply
 from reducer.passes import REGISTRY
-from reducer.source import Source
+from reducer.text.edits import apply
+from reducer.text.source import Source
 
 # A small MFMA kernel: C++20 config struct as template argument, a config table, 16x16x32 bf16 MFMAs.
 PRELUDE = b"""#include <hip/hip_runtime.h>

@@ -4,6 +4,11 @@ The schedule runs first the cheap whole-file cleanups, then the structural passe
 fine, repeating that main list until a full sweep changes nothing; then the replacement passes,
 which go past that fixpoint (and back to the main list when one is accepted); last it joins
 lines, which would have blinded the line pass earlier.
+
+A pass only enumerates items of edits on a Source (base.py); it never tests, chunks or schedules.
+One module a pass; what passes share is in helper modules (base, cxx, names, folding,
+consteval, literals, and hygiene, the end-of-run rules run/finish.py applies).
+May import: text/. Not the engine, a run or an oracle.
 """
 from __future__ import annotations
 

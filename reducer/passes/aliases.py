@@ -7,8 +7,8 @@ class or function-scope alias is inlined only when its type names nothing local 
 """
 from __future__ import annotations
 
-from ..edits import Edit, Item, line_span
-from ..source import Source
+from ..text.edits import Edit, Item, line_span
+from ..text.source import Source
 from .base import Pass
 from .cxx import spaced
 from .names import declaration_counts, local_names, scoped_ok, uses

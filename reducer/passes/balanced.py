@@ -3,8 +3,8 @@ the delimiters only. Brackets are matched on tokens (robust in unparsable region
 ambiguous in C++ text, so angle pairs come from template lists in the tree."""
 from __future__ import annotations
 
-from ..edits import Edit, Item
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.source import Source
 from .base import Pass
 
 _PAIRS = {b"(": b")", b"[": b"]", b"{": b"}"}

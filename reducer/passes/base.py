@@ -1,8 +1,8 @@
 """What a pass is: an enumerator of items. It never tests, schedules or chunks anything."""
 from __future__ import annotations
 
-from ..edits import Item
-from ..source import Source
+from ..text.edits import Item
+from ..text.source import Source
 
 
 class Pass:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, deletion, line_span
-from ..source import Source, walk
+from ..text.edits import Edit, Item, deletion, line_span
+from ..text.source import Source, walk
 from .base import Pass
 
 _BRANCHES = frozenset({"case_statement", "else_clause"})

@@ -8,7 +8,7 @@ such a declaration does not parse and a macro defined twice cannot be expanded (
 
 Which branch is taken is the compiler's answer, not ours (`defined(__gfx950__)`,
 `__has_include`, a macro an earlier header set): the pass asks the run's front end (the Source's
-`values`, reducer/values.py) once per version of the file, with a line `#error gpu-reduce-mark
+`values`, reducer/text/values.py) once per version of the file, with a line `#error gpu-reduce-mark
 G` before each conditional and `#error gpu-reduce-mark G.B` at the top of each of its branches;
 the marks the front end reports are the conditionals it reached and the branches it took. A
 reached conditional with no branch taken (`#if 0`) goes whole. Without a compiler to ask (a
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..edits import Edit, Item
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.source import Source
 from .base import Pass
 from .cxx import directives
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, line_span
-from ..source import Source
+from ..text.edits import Edit, Item, line_span
+from ..text.source import Source
 from .base import Pass
 from .consteval import typed_literal
 from .cxx import inside_template, int_type, spaced

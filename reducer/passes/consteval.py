@@ -4,7 +4,7 @@ fields, one-line `constexpr` member functions, enumerators and `constexpr` scala
 
 It answers the folding passes' questions (folding.py) when the run has no compiler to ask: a
 `--test` script's run, or a pass used on its own. With the built-in oracle, clang answers them
-(reducer/values.py), and folds what this cannot: tables made by constexpr functions, loops,
+(reducer/text/values.py), and folds what this cannot: tables made by constexpr functions, loops,
 nested structs, `sizeof`, any member function. Anything it does not know evaluates to None and
 is left as written.
 """
@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
-from ..source import Source
-from ..values import Answers, Query, Value
+from ..text.source import Source
+from ..text.values import Answers, Query, Value
 from .cxx import elements
 
 _INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uUlL]*$")

@@ -9,7 +9,7 @@ import re
 
 from tree_sitter import Node
 
-from ..edits import Edit
+from ..text.edits import Edit
 
 # Nodes that hold a sequence of statements/declarations; their children can be deleted one by one.
 # ERROR is among them: inside a region neither grammar parses, each child is a run of tokens.

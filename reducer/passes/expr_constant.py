@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, line_span
-from ..source import Source
+from ..text.edits import Edit, Item, line_span
+from ..text.source import Source
 from .base import Pass
 from .consteval import typed_literal
 from .cxx import int_type, spaced, written_address

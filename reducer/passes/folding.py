@@ -1,7 +1,7 @@
 """What the folding passes (instantiate, constants, expr-constant) share: asking for constant
 values. A pass writes each question as a `Query` (a closed expression and the namespaces it is
 written in) and asks them all at once with `ask`: the compiler answers when the run has one
-(the Source's `values`, reducer/values.py), the tree evaluator (consteval.py) otherwise.
+(the Source's `values`, reducer/text/values.py), the tree evaluator (consteval.py) otherwise.
 
 A question is only asked about an expression that means at the end of the file what it means
 where it stands: one that looks up no name declared by a function, block, class or template
@@ -13,9 +13,9 @@ import functools
 
 from tree_sitter import Node
 
-from ..lexer import tokenize
-from ..source import Source
-from ..values import Answers, Query, Value, confirmation
+from ..text.lexer import tokenize
+from ..text.source import Source
+from ..text.values import Answers, Query, Value, confirmation
 from .consteval import TreeValues
 from .cxx import simple_name
 

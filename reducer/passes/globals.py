@@ -16,8 +16,8 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, apply, line_span
-from ..source import Source, walk
+from ..text.edits import Edit, Item, apply, line_span
+from ..text.source import Source, walk
 from .base import Pass
 from .consteval import ConstEval
 from .cxx import inside_template, int_type, simple_name

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.source import Source
 from .base import Pass
 
 # node type -> fields whose subtree may stand in for the whole node

@@ -16,8 +16,8 @@ from collections import Counter
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, apply, line_span
-from ..source import Source, walk
+from ..text.edits import Edit, Item, apply, line_span
+from ..text.source import Source, walk
 from .base import Pass
 from .cxx import elements, generic, inside_template, placeholder, simple_name
 from .folding import scope_of

@@ -19,9 +19,9 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item, apply, line_span
-from ..lexer import tokenize
-from ..source import Source, walk
+from ..text.edits import Edit, Item, apply, line_span
+from ..text.lexer import tokenize
+from ..text.source import Source, walk
 from .base import Pass
 from .consteval import expression
 from .cxx import elements, entity_name, generic, inside_template, parameters, simple_name, spaced

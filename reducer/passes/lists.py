@@ -3,8 +3,8 @@ elements, enumerators, base classes, constructor member initializers. `apply` re
 separators."""
 from __future__ import annotations
 
-from ..edits import Item, deletion
-from ..source import Source
+from ..text.edits import Item, deletion
+from ..text.source import Source
 from .base import Pass
 from .cxx import elements
 

@@ -12,7 +12,7 @@ import re
 
 from tree_sitter import Node
 
-from ..source import Source, walk
+from ..text.source import Source, walk
 from .cxx import simple_name
 from .folding import scope_of
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from ..edits import Edit, Item
-from ..lexer import Token, tokenize
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.lexer import Token, tokenize
+from ..text.source import Source
 from .base import Pass
 from .cxx import directives, spaced
 

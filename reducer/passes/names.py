@@ -11,8 +11,8 @@ from collections import Counter
 
 from tree_sitter import Node
 
-from ..lexer import tokenize
-from ..source import Source, walk
+from ..text.lexer import tokenize
+from ..text.source import Source, walk
 from .cxx import simple_name
 from .folding import scope_of
 

@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.source import Source
 from .base import Pass
 from .cxx import elements, simple_name
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from tree_sitter import Node
 
-from ..edits import Edit, Item
-from ..lexer import tokenize
-from ..source import Source, walk
+from ..text.edits import Edit, Item
+from ..text.lexer import tokenize
+from ..text.source import Source, walk
 from .base import Pass
 from .cxx import simple_name
 

@@ -26,8 +26,8 @@ from typing import NamedTuple
 
 from tree_sitter import Node
 
-from ..edits import Item
-from ..source import Source
+from ..text.edits import Item
+from ..text.source import Source
 from .base import Pass
 from .cxx import elements, simple_name, spaced
 from .folding import lookups, scope_of

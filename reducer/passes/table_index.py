@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..edits import Edit, Item
-from ..source import Source
+from ..text.edits import Edit, Item
+from ..text.source import Source
 from .base import Pass
 from .cxx import elements
 

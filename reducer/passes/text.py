@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ..edits import Edit, Item, deletion, line_span
-from ..lexer import tokenize
-from ..source import Source
+from ..text.edits import Edit, Item, deletion, line_span
+from ..text.lexer import tokenize
+from ..text.source import Source
 from .base import Pass
 
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..edits import Item, deletion, line_span
-from ..source import Source
+from ..text.edits import Item, deletion, line_span
+from ..text.source import Source
 from .base import Pass
 from .cxx import deletable
 

@@ -15,8 +15,8 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..edits import Item, deletion, line_span
-from ..source import Source
+from ..text.edits import Item, deletion, line_span
+from ..text.source import Source
 from .base import Pass
 from .cxx import deletable, entity_name, simple_name
 

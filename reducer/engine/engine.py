@@ -1,0 +1,510 @@
+"""The C-Reduce-style fixpoint: run the schedule's passes, each over ddmin chunks of its items,
+keep every candidate the evaluator calls interesting, repeat until a sweep changes nothing.
+
+The engine knows nothing about HIP, files or the oracle: candidates go to an Evaluator, which
+pass runs when is the Schedule's to say, and the best-so-far, progress and a pass that raises go
+to the `Hooks` (the pass is then dropped for the rest of the run, and the run goes on). A
+candidate may be made of several parts (a file set: `reduce_parts`); the engine then reduces
+one part at a time, each sweep running the schedule over every part in turn, and `join` makes
+the candidate the evaluator sees from the parts (the one being reduced, the others at their
+current best).
+
+An oracle with a costlier confirmation (the spill oracle's guards) has it asked for at
+checkpoints, for a batch of kept candidates at once (reducer/engine/checkpoints.py): only confirmed
+candidates go to `on_accept`, and a refused one sends the run back to the last that passes.
+
+Everything the engine decides follows from the verdicts alone, so a resumed run that replays
+it with the journal answering takes the same path: where a pass was cut by its time cap or
+dropped for a bug is recorded by pass-run index (`Replay`) and replayed from there.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import chain
+
+from ..passes import Pass
+from ..text.edits import Item, apply
+from ..text.source import Source
+from .checkpoints import Checkpoints, Kept
+from .evaluate import Evaluator
+from .schedule import Schedule
+
+
+@dataclass
+class PassYield:
+    accepted: int = 0
+    bytes_removed: int = 0
+    tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
+    compile_errors: int = 0  # of them, whose verdict said the candidate does not compile
+    build_known: int = 0     # of them, whose verdict said whether it compiles (not a script oracle's)
+    answered: int = 0       # candidates answered by the persistent cache or another run's test
+    not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
+    prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
+    seconds: float = 0.0
+
+
+@dataclass
+class PassBug:
+    """A pass raised while enumerating its items or while they were applied."""
+
+    number: int           # 1, 2, ... in the order the run met them
+    pass_name: str
+    run: int              # which pass run (the engine's count of them), as in `caps`
+    searches: int         # the ddmin searches of that run made before it (a replay stops there)
+    part: int             # which part it was reducing
+    language: str         # the part's, as Source reads it
+    level: int
+    stage: str            # "items" or "apply"
+    text: bytes           # the part's text the pass was given
+    edits: list           # for "apply": the chunk's edits (Edit(start, end, replacement), if well made)
+    traceback: str
+    replayed: bool = False  # a resumed run met it again at the recorded point
+
+    @property
+    def error(self) -> str:
+        """The traceback's last line: `ValueError: ...`."""
+        lines = self.traceback.strip().splitlines()
+        return lines[-1] if lines else "(recorded by an earlier session)"
+
+
+@dataclass
+class Status:
+    original_size: int
+    size: int
+    accepted: int = 0
+    prefiltered: int = 0
+    current_pass: str = ""
+    part: int = 0             # which part is being reduced (reduce_parts), of `parts`
+    parts: int = 1
+    sweep: int = 0            # how many times the main list (or, adaptively, a part of it) has run
+    full_sweep: bool = True   # whether that sweep runs every main pass
+    confirmed_size: int = 0   # of the newest kept candidate confirmed (the one written)
+    refused: int = 0          # kept candidates whose confirmation failed: the run went back
+    started: float = field(default_factory=time.monotonic)
+    per_pass: dict[str, PassYield] = field(default_factory=dict)
+    stalls: list[dict] = field(default_factory=list)  # checks of a best file that stopped moving
+    pass_bugs: list[PassBug] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # passes dropped for a bug, for the rest of the run
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Where the engine reports: each new confirmed best (the joined candidate), progress
+    ("pass", "accept", "capped", "stall", "rollback", "refused"), and a pass that raised."""
+
+    on_accept: Callable[[bytes], None] = lambda text: None
+    on_event: Callable[[str, Status], None] = lambda kind, status: None
+    on_pass_bug: Callable[[PassBug], None] = lambda bug: None
+
+
+@dataclass
+class Replay:
+    """Where pass runs stopped short, by pass-run index (the engine's count of them) -> searches
+    made: cut by the time cap (`caps`) or dropped for a bug (`bugs`). A resumed run stops them at
+    the same points, even when the cap would fall elsewhere or the bug does not show again; the
+    engine adds the stops it meets. Without a recorded stop, a run is cut after `pass_time_cap`
+    seconds."""
+
+    caps: dict[int, int] = field(default_factory=dict)
+    bugs: dict[int, int] = field(default_factory=dict)
+    pass_time_cap: float | None = None
+
+    def __post_init__(self):
+        self.caps, self.bugs = dict(self.caps), dict(self.bugs)  # the caller's records stay as given
+
+    def clock(self, run: int) -> _PassClock:
+        """The clock of pass run `run`, starting now."""
+        deadline = time.monotonic() + self.pass_time_cap if self.pass_time_cap else None
+        return _PassClock(run, self.caps.get(run), deadline, self.bugs.get(run))
+
+
+class Engine:
+    """Reduces with the passes `schedule` says, testing candidates through `evaluator`, reporting
+    to `hooks`, and stopping pass runs where `replay` recorded a stop."""
+
+    def __init__(self, evaluator: Evaluator, language: str, schedule: Schedule, *, hooks: Hooks = Hooks(),
+                 replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300,
+                 confirm_batch: int = 1):
+        self.evaluator = evaluator
+        self.confirm_batch = confirm_batch  # the most kept candidates confirmed at one checkpoint
+        self.language = language
+        self.schedule = schedule
+        self.hooks = hooks
+        self.replay = replay or Replay()
+        self.prefilter = prefilter  # the syntax pre-filter: no more parse errors than the current file
+        self.best: Source | None = None  # the part being reduced (`_best` while the passes run)
+        self.parts: list[bytes] = []
+        self._part = 0
+        self._join: Callable[[list[bytes]], bytes] = lambda parts: parts[0]
+        self.status = Status(original_size=0, size=0, parts=0)  # the standing; reduce_parts starts it afresh
+        self._pass_runs = 0
+        self._charges = _Charges(evaluator)
+        # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
+        # is not interesting after all, the run goes back to the newest earlier best that is.
+        self.stall_window = stall_window
+        self._earlier: deque[list[bytes]] = deque(maxlen=8)
+        # Constant values from the compiler (reducer/text/values.py), for the passes that fold: bound
+        # to each best part as the `values` of its Source. None: they use the tree evaluator.
+        self.values = values
+        # A pass's next run over a level starts at chunks twice the largest its last run there
+        # took (single items if it took nothing): late in a run most passes take single items or
+        # nothing, and the chunks of 2, 4, 8, ... items ddmin tries first fail one test each. A
+        # pass's first run starts at all its items. Keyed (part, pass, level); set from verdicts
+        # alone, so a replay makes the same searches.
+        self._chunk_start: dict[tuple[int, str, int], int] = {}
+
+    @property
+    def caps(self) -> dict[int, int]:
+        """Where time caps fell, recorded ones included (pass-run index -> searches made)."""
+        return self.replay.caps
+
+    def reduce(self, text: bytes) -> bytes:
+        """Reduce `text`, which the caller has already found interesting."""
+        return self.reduce_parts([text], [self.language], lambda parts: parts[0])
+
+    def reduce_parts(self, parts: Sequence[bytes], languages: Sequence[str],
+                     join: Callable[[list[bytes]], bytes]) -> bytes:
+        """Reduce a candidate made of `parts` (`join(parts)` is interesting and confirmed
+        already): the first passes over each part, then sweeps of the main passes over each part
+        in turn until a sweep changes no part, then the last passes over each part, each phase
+        ending confirmed (a refusal means more sweeps). Returns the joined result."""
+        self.parts, self._languages, self._join = list(parts), list(languages), join
+        self._earlier.clear()
+        self._chunk_start.clear()
+        self._start = list(parts)
+        self._checkpoints = Checkpoints(Kept(list(parts), join(list(parts))), self.confirm_batch)
+        size = sum(map(len, self.parts))
+        self.status = Status(original_size=size, size=size, parts=len(self.parts), confirmed_size=size)
+        self._over_parts(self.schedule.first)
+        self._checkpoint()
+        while True:
+            sweep = self.schedule.main
+            while sweep:
+                sweep = self.schedule.next_sweep(sweep, self._sweep(sweep))
+            if not self._checkpoint():
+                break
+        self._over_parts(self.schedule.last)
+        while self._checkpoint():  # what the last passes kept that fails goes; they try again
+            self._over_parts(self.schedule.last)
+        return self.result()
+
+    def result(self) -> bytes:
+        """The newest confirmed candidate: what is written, and what a stopped run ends with."""
+        return self._checkpoints.confirmed.content
+
+    @property
+    def _best(self) -> Source:
+        """The part being reduced: set before any pass runs over it."""
+        assert self.best is not None, "no part is being reduced"
+        return self.best
+
+    def _current(self) -> bytes:
+        return self._join(list(self.parts))
+
+    def _sweep(self, sweep: list[Pass]) -> list[Pass]:
+        """Run the passes of `sweep` over every part; those that removed something, in order."""
+        self.status.sweep += 1
+        self.status.full_sweep = len(sweep) == len(self.schedule.main)
+        before = {p.name: self._yield(p).accepted for p in sweep}
+        self._over_parts(sweep, sweeping=True)
+        return [p for p in sweep if self._yield(p).accepted > before[p.name]]
+
+    def _yield(self, p: Pass) -> PassYield:
+        return self.status.per_pass.setdefault(p.name, PassYield())
+
+    def _over_parts(self, passes: list[Pass], sweeping: bool = False) -> None:
+        for i in range(len(self.parts)):
+            self._part = self.status.part = i
+            self.best = self._source(self.parts[i])
+            self.schedule.begin(self._best.text, sweeping)
+            run = self._run_in_sweep if sweeping else self._run_pass
+            for p in passes:
+                run(p)
+
+    def _run_in_sweep(self, p: Pass) -> None:
+        """Run `p`, then whatever the schedule runs after it before the next pass of the sweep."""
+        self._run_pass(p)
+        for q in self.schedule.between(p, self._best.text):
+            self._run_in_sweep(q)
+
+    def _revisit(self, p: Pass) -> None:
+        """After `p` accepted a candidate: whatever the schedule runs before its next search
+        (their tests are charged to them); then `p` goes on."""
+        again = self.schedule.within(p, self._best.text)
+        if not again:
+            return
+        for q in again:
+            self._run_pass(q)
+        self.schedule.revisited(self._best.text)
+        self.status.current_pass = p.name
+        self.hooks.on_event("pass", self.status)
+
+    def _run_pass(self, p: Pass) -> None:
+        if p.name in self.status.dropped or (p.needs_tree and self._best.tree is None):
+            return
+        self.status.current_pass = p.name
+        stats = self._yield(p)
+        with self._charges.to(p.name, stats):
+            self.hooks.on_event("pass", self.status)
+            run = self._pass_runs
+            self._pass_runs += 1
+            clock = self.replay.clock(run)
+            level = 0
+            try:
+                while (items := self._items(p, level, clock)) is not None:
+                    self._ddmin(p, level, items, stats, clock)
+                    level += 1
+            except _Capped:
+                self.replay.caps[run] = clock.searches
+                self.hooks.on_event("capped", self.status)
+            except _Broken as broken:
+                self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
+
+    def _items(self, p: Pass, level: int, clock: _PassClock) -> list[Item] | None:
+        clock.replay_bug()
+        try:
+            items = p.items(self._best, level)
+            return None if items is None else list(items)
+        except Exception:  # the pass's bug, not the run's: it is reported and the pass dropped
+            raise _Broken("items", level, self._best.text, [], traceback.format_exc()) from None
+
+    def _apply(self, level: int, text: bytes, chunk: list[Item]) -> bytes:
+        try:
+            return apply(text, chain.from_iterable(chunk))
+        except Exception:  # the edits as the pass made them, whatever they are
+            edits = [e for item in chunk for e in (item if isinstance(item, tuple) else [item])]
+            raise _Broken("apply", level, text, edits, traceback.format_exc()) from None
+
+    def _drop(self, p: Pass, run: int, searches: int, broken: _Broken) -> None:
+        """Drop `p` for the rest of the run and report the bug."""
+        bugs = self.replay.bugs
+        searches = bugs.get(run, searches)
+        bug = PassBug(len(self.status.pass_bugs) + 1, p.name, run, searches, self._part, self._languages[self._part],
+                      broken.level, broken.stage, broken.text, broken.edits, broken.traceback,
+                      replayed=run in bugs)
+        bugs[run] = searches
+        self.status.pass_bugs.append(bug)
+        self.status.dropped.append(p.name)
+        self.hooks.on_pass_bug(bug)
+
+    def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: _PassClock) -> None:
+        """Chunks of consecutive items, biggest first; after an accepted chunk the items are
+        enumerated afresh and the search goes on at the same position; the first size is capped
+        by the pass's last run at this level (`_chunk_start`)."""
+        key = (self._part, p.name, level)
+        size = min(len(items), p.max_chunk or len(items), self._chunk_start.get(key, len(items)))
+        largest = 0
+        while size >= 1 and items:
+            pos = 0
+            while pos < len(items):
+                clock.tick()
+                try:
+                    found = self.evaluator.first_interesting(self._candidates(p, level, items, pos, size, stats))
+                except _Broken as broken:  # applying its items: replay stops before this search
+                    broken.searches = clock.searches - 1
+                    raise
+                self._charges.charge()
+                if found is None:
+                    if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
+                        items = self._items(p, level, clock) or []
+                        continue
+                    break
+                index = found[0]
+                start = pos + index * size  # the part's candidate again: the evaluator saw it joined
+                self._accept(self._apply(level, self._best.text, items[start:start + size]), stats)
+                largest = max(largest, size)
+                pos += index * size
+                self._revisit(p)
+                items = self._items(p, level, clock) or []
+            size //= 2
+        self._chunk_start[key] = max(1, 2 * largest)
+
+    def _candidates(self, p: Pass, level: int, items: list[Item], pos: int, size: int,
+                    stats: PassYield) -> Iterator[bytes | None]:
+        """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller (nor
+        progress by the pass's own measure) or adds parse errors is None: rejected without a test."""
+        text = self._best.text
+        for start in range(pos, len(items), size):
+            candidate = self._apply(level, text, items[start:start + size])
+            if not p.progresses(self._best, candidate):
+                stats.not_smaller += 1
+                yield None
+            elif not self._syntax_ok(candidate):
+                stats.prefiltered += 1
+                yield None
+            else:
+                yield self._joined(candidate)
+
+    def _joined(self, candidate: bytes) -> bytes:
+        parts = list(self.parts)
+        parts[self._part] = candidate
+        return self._join(parts)
+
+    def _syntax_ok(self, candidate: bytes) -> bool:
+        if not self.prefilter or self._best.tree is None:
+            return True
+        if Source(candidate, self._best.language).error_count <= self._best.error_count:
+            return True
+        self.status.prefiltered += 1
+        return False
+
+    def _accept(self, content: bytes, stats: PassYield) -> None:
+        stats.accepted += 1
+        stats.bytes_removed += len(self._best.text) - len(content)
+        self._earlier.append(list(self.parts))
+        self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
+        self.status.accepted += 1
+        self.hooks.on_event("accept", self.status)
+        self._checkpoints.keep(Kept(list(self.parts), self._current()))
+        if not self.evaluator.confirms or self._checkpoints.due():
+            self._checkpoint()
+
+    def _checkpoint(self) -> bool:
+        """Confirm what was kept since the last checkpoint; the newest confirmed goes to
+        `on_accept`. True when a refusal sent the run back (the passes see other text now)."""
+        if not self._checkpoints.chain:
+            return False
+        if not self.evaluator.confirms:  # nothing to confirm: every kept candidate stands
+            back = self._checkpoints.settle(lambda content: True)
+        else:
+            back = self._checkpoints.settle(lambda content: self.evaluator.confirm(content).interesting)
+        confirmed = self._checkpoints.confirmed
+        self.status.confirmed_size = sum(map(len, confirmed.parts))
+        self.hooks.on_accept(confirmed.content)
+        if back is None:
+            return False
+        self._set_parts(list(back.parts))
+        self.status.refused += 1
+        self.hooks.on_event("refused", self.status)
+        return True
+
+    def _set_parts(self, parts: list[bytes]) -> None:
+        self.parts = parts
+        self.best = self._source(parts[self._part])
+        self.status.size = sum(map(len, parts))
+
+    def _source(self, text: bytes) -> Source:
+        """The part being reduced, `text`, as a Source whose `values` ask about the candidate it
+        makes (a probe goes at the end of the first part: the file, or a file set's main file)."""
+        values = None
+        if self.values is not None:
+            parts, part, join = list(self.parts), self._part, self._join
+
+            def compose(probe: bytes, replaced: bytes = text) -> bytes:
+                each = parts[:part] + [replaced] + parts[part + 1:]
+                return join([each[0] + probe, *each[1:]])
+
+            values = self.values.bind(compose)
+        return Source(text, self._languages[self._part], values=values)
+
+    def _roll_back_if_broken(self) -> bool:
+        """Test the best afresh; when it is not interesting (a wrong verdict was cached, or the test
+        is flaky), go back to the newest earlier best that is, and say so. True if it went back."""
+        verdict = self.evaluator.retest(self._current())
+        stall = {"size": self.status.size, "best_interesting": verdict.interesting, "reason": verdict.reason[:300]}
+        self.status.stalls.append(stall)
+        if verdict.interesting:
+            self.hooks.on_event("stall", self.status)
+            return False
+        while self._earlier:
+            parts = self._earlier.pop()
+            content = self._join(parts)
+            if self.evaluator.retest(content).interesting and self.evaluator.confirm(content).interesting:
+                break
+        else:
+            parts = self._start
+        self._set_parts(list(parts))
+        self._checkpoints = Checkpoints(Kept(list(parts), self._current()), self.confirm_batch)
+        self.status.confirmed_size = self.status.size
+        self.hooks.on_accept(self._current())
+        stall["rolled_back_to"] = self.status.size
+        self.hooks.on_event("rollback", self.status)
+        return True
+
+
+class _Capped(Exception):
+    pass
+
+
+class _Broken(Exception):
+    """A pass raised (its traceback is kept), or a replay reached the point where one did."""
+
+    def __init__(self, stage: str, level: int, text: bytes, edits: list, trace: str,
+                 searches: int | None = None):
+        super().__init__(stage)
+        self.stage, self.level, self.text, self.edits, self.traceback = stage, level, text, edits, trace
+        self.searches = searches
+
+
+@dataclass
+class _PassClock:
+    """Counts one pass run's searches; stops it at a recorded count (a cap, or a bug), or else at
+    its deadline."""
+
+    run: int
+    limit: int | None
+    deadline: float | None
+    broke_at: int | None = None
+    searches: int = 0
+
+    def replay_bug(self) -> None:
+        """Where an earlier session's run of this pass broke, this one stops too."""
+        if self.broke_at is not None and self.searches >= self.broke_at:
+            raise _Broken("replay", -1, b"", [], "", self.searches)
+
+    def tick(self) -> None:
+        self.replay_bug()
+        if self.limit is not None:
+            if self.searches >= self.limit:
+                raise _Capped
+        elif self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Capped
+        self.searches += 1
+
+
+class _Charges:
+    """Charges the tests, answers and time spent to the pass running, and labels the evaluator's
+    tests (counted and journalled) with its name. A pass run inside another (a revisit between
+    two searches) interrupts it: the outer pass is charged up to there, and from its end on."""
+
+    def __init__(self, evaluator: Evaluator):
+        self.evaluator = evaluator
+        self._running: list[tuple[str, PassYield]] = []
+        self._since = (0.0, (0, 0, 0, 0))  # when the last charge was made, and the counts then
+
+    @contextmanager
+    def to(self, name: str, stats: PassYield) -> Iterator[None]:
+        """Charge to the pass `name` (its yield `stats`) while it runs."""
+        self._switch_to([*self._running, (name, stats)])
+        try:
+            yield
+        finally:
+            self._switch_to(self._running[:-1])
+
+    def charge(self) -> None:
+        """Add what was spent since the last charge to the running pass."""
+        now, counts = time.monotonic(), self._counts()
+        since, before = self._since
+        if self._running:
+            stats = self._running[-1][1]
+            tests, answered, compile_errors, build_known = (c - b for c, b in zip(counts, before))
+            stats.tests += tests
+            stats.answered += answered
+            stats.compile_errors += compile_errors
+            stats.build_known += build_known
+            stats.seconds += now - since
+        self._since = (now, counts)
+
+    def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
+        self.charge()
+        self._running = running
+        self.evaluator.label = running[-1][0] if running else ""
+
+    def _counts(self) -> tuple[int, int, int, int]:
+        c = self.evaluator.counters
+        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known

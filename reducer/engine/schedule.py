@@ -1,0 +1,117 @@
+"""Which pass runs when: the first, main, replacement and last lists, and the rules that run some
+main passes again within a sweep (the coarse head, the folding passes), narrow sweeps (adaptive)
+and go past the deletion fixpoint (the replacement stage).
+
+The engine runs passes and asks the schedule what comes next; the schedule never runs anything.
+Its answers follow from the part's size and text and from which passes removed something, never
+from timing, so a resumed run's replay asks the same questions and gets the same answers.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import passes
+from ..passes import Pass
+
+
+class Schedule:
+    """The pass lists, and the marks the rules keep while a part is swept (the part's text when
+    the revisit passes last ran, its size when the coarse head last ended): one per run."""
+
+    def __init__(self, *, first: Sequence[Pass] = (), main: Sequence[Pass], last: Sequence[Pass] = (),
+                 replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
+                 coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, adaptive: bool = False):
+        self.first, self.main, self.last = list(first), list(main), list(last)
+        # The replacement stage (Vulcan's): once a sweep of the main list removes nothing, these
+        # run as a sweep of their own; if one of them is accepted, the main sweeps resume (a
+        # replacement exposes deletions: a helper no longer called, a class no longer named),
+        # and the stage comes again at their next fixpoint. The sweeps end when the stage has
+        # nothing accepted. Every replacement shrinks the file, so this ends.
+        self.replace = list(replace)
+        # Main passes that fold what the others expose (instantiate, unused): next to nothing to
+        # do until a deletion makes them applicable, then a big step. In a sweep, once the part
+        # has shrunk by `revisit_shrink` since they last ran, they run again at once, between two
+        # searches of the pass that shrank it, rather than a sweep later (on a big file the first
+        # sweep's tree-delete alone can take an hour). Between two passes of a sweep they also
+        # run whenever the part changed since they last ran: with nothing new to fold they
+        # propose nothing and cost no test.
+        self.revisit, self.revisit_shrink = list(revisit), revisit_shrink
+        # The coarse head of the main list (through tree-delete): once the passes after it have
+        # shrunk the part by `coarse_shrink` since it last ended, it runs again before the next
+        # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
+        # passes expose (a helper no longer called, a template used once) is the coarse passes'.
+        self.coarse, self.coarse_shrink = list(coarse), coarse_shrink
+        # After a full sweep, only the main passes that removed something run again, until none
+        # does; then a full sweep again.
+        self.adaptive = adaptive
+        self._revisited: bytes | None = None  # the part's text when the revisit passes last ran; None: not in a sweep
+        self._coarse_mark = 0                 # the part's size when the coarse head last ended
+
+    @classmethod
+    def from_registry(cls, pass_names: Sequence[str] | None = None, *, rename: bool = False,
+                      skip: Sequence[str] = (), adaptive: bool = False,
+                      replacements: bool = True) -> Schedule:
+        """The default schedule, or `pass_names` as the main list (and no replacement stage); with
+        `rename`, the identifier shortening joins the main list; without `replacements`, no
+        replacement stage; the passes named in `skip` are taken out of all four. The revisit
+        passes and the coarse head are those of the default ones left in the main list. An
+        unknown name is a KeyError that lists the known ones."""
+        passes.resolve(list(skip))
+        stage: Sequence[str] = passes.REPLACE if replacements else ()
+        names: tuple[Sequence[str], ...] = (
+            ([], pass_names, [], []) if pass_names else (passes.FIRST, passes.MAIN, stage, passes.LAST))
+        if rename and "rename" not in names[1]:
+            names = (names[0], [*names[1], "rename"], *names[2:])
+        first, main, replace, last = (passes.resolve([n for n in listed if n not in skip]) for listed in names)
+        return cls(first=first, main=main, replace=replace, last=last, adaptive=adaptive,
+                   revisit=[p for p in main if p.name in passes.REVISIT],
+                   coarse=[p for p in main if p.name in passes.COARSE])
+
+    def next_sweep(self, swept: list[Pass], removed: list[Pass]) -> list[Pass]:
+        """A sweep of `swept` is over, and `removed` are its passes that removed something: the
+        passes of the next sweep, or none when the sweeps are over. After a sweep of the main
+        list that removed nothing comes the replacement stage; after the stage, the main list
+        again if it removed something, else nothing. Adaptive, the sweeps narrow to the passes
+        that removed something until none does, then sweep the main list again; a narrowed sweep
+        is never the main list itself, even when it holds every main pass."""
+        if swept is self.replace:
+            return self.main if removed else []
+        if self.adaptive and removed:
+            return removed
+        if removed or swept is not self.main:
+            return self.main
+        return self.replace
+
+    def begin(self, text: bytes, sweeping: bool) -> None:
+        """A part whose text is `text` starts a list of passes: a sweep of main passes, or not."""
+        self._revisited = text if sweeping else None
+        self._coarse_mark = len(text)
+
+    def between(self, p: Pass, text: bytes) -> list[Pass]:
+        """`p` has run in a sweep and left the part at `text`: the passes to run before the next
+        one (ask again after each of them). The coarse head if the part has shrunk enough since
+        it last ended, else the revisit passes if the part changed since they last ran."""
+        if p in self.revisit:
+            self._revisited = text
+        if p in self.coarse:
+            if p is self.coarse[-1]:
+                self._coarse_mark = len(text)
+            return []
+        if self.coarse and len(text) <= (1 - self.coarse_shrink) * self._coarse_mark:
+            return self.coarse
+        if self.revisit and p not in self.revisit and text != self._revisited:
+            return self.revisit
+        return []
+
+    def within(self, p: Pass, text: bytes) -> list[Pass]:
+        """`p` has just made the part `text`, in a sweep: the passes to run before its next
+        search. The revisit passes, once the part has shrunk enough since they last ran (never
+        within one of them); tell `revisited` when they have run."""
+        last = self._revisited
+        if last is None or p in self.revisit or len(text) > (1 - self.revisit_shrink) * len(last):
+            return []
+        return self.revisit
+
+    def revisited(self, text: bytes) -> None:
+        """The passes `within` asked for have run and left the part at `text`."""
+        self._revisited = text

@@ -1,0 +1,197 @@
+"""`reduce ir`'s pipeline over bitcode, every test through one VerdictServer (memory, cache, oracle):
+
+1. isolate: the target kernel and what it uses. The other kernels are deleted (llvm-extract
+   --delete) and debug info and whatever became unreferenced is dropped (opt --strip-debug,
+   globaldce). Extracting the target instead (llvm-extract --func --recursive) would turn the
+   global variables it uses, its LDS block among them, into external declarations.
+2. llvm-reduce -j N with all its delta passes; its test asks the VerdictServer.
+3. our own pass over what llvm-reduce leaves (see `drop_lines`).
+Each step's output is checked by the oracle; a step that fails is skipped, never trusted.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from interestingness.ir import IrOracle, kernel_names, transform
+from interestingness.process import run
+
+from .server import VerdictServer
+
+_LLVM_REDUCE_OUT = "llvm-reduce.bc"
+_LLVM_REDUCE_STABLE = "llvm-reduce.stable.bc"  # its last copy that stood still for a tick
+
+
+@dataclass
+class Step:
+    name: str
+    instructions: int  # after the step
+    seconds: float
+    tests: int  # oracle runs during the step (cache and memory hits not counted)
+    note: str = ""
+
+
+@dataclass
+class IrReduction:
+    module: bytes  # bitcode, current best
+    text: str  # its textual IR
+    steps: list[Step] = field(default_factory=list)
+
+
+def instruction_count(text: str) -> int:
+    """Instructions in the function bodies of textual IR: labels, comments, blank lines and
+    everything outside `define ... { }` do not count."""
+    count, inside = 0, False
+    for line in text.splitlines():
+        code = _code(line)
+        if line.startswith("define "):
+            inside = True
+        elif line.startswith("}"):
+            inside = False
+        elif inside and code and not code.endswith(":"):
+            count += 1
+    return count
+
+
+def _code(line: str) -> str:
+    return line.split(";", 1)[0].strip()
+
+
+def disassemble(oracle: IrOracle, module: bytes) -> str:
+    res = run([oracle.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=oracle.timeout, stdin=module)
+    if res.returncode != 0:
+        raise RuntimeError(f"llvm-dis failed on a module llc accepted: {res.stderr.strip()[:500]}")
+    return res.stdout
+
+
+class IrReducer:
+    def __init__(self, server: VerdictServer, work: Path, jobs: int, llvm_reduce_flags: tuple[str, ...],
+                 say: Callable[[str], None]):
+        self.server, self.work, self.jobs, self.say = server, work, jobs, say
+        self.llvm_reduce_flags = llvm_reduce_flags
+        assert isinstance(server.oracle, IrOracle), "`reduce ir` serves the IR oracle"
+        self.oracle = server.oracle
+        self.state: IrReduction | None = None
+
+    def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
+        self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
+        steps = (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines))
+        for name, step in steps:
+            start, tests = time.monotonic(), self.server.counters.tests
+            candidate, note = step(state.module, state.text)
+            if candidate is not None and candidate != state.module:
+                if self.server.verdict(candidate).interesting:
+                    state.module, state.text = candidate, disassemble(self.oracle, candidate)
+                    on_best(state.text)
+                else:
+                    note = "result not interesting, step skipped"
+            state.steps.append(Step(name, instruction_count(state.text), time.monotonic() - start,
+                                    self.server.counters.tests - tests, note))
+        return state
+
+    def interrupted(self) -> IrReduction:
+        """The best so far once `reduce` was interrupted. llvm-reduce saves every better module
+        to its -o file as it goes, so a stop in the middle of it keeps that one when it is
+        still interesting; a file torn by the stop is not, and then the last one that stood
+        still for a tick is (`_tick` keeps a copy)."""
+        state = self.state
+        assert state is not None, "interrupted before reduce() began"
+        for name in (_LLVM_REDUCE_OUT, _LLVM_REDUCE_STABLE):
+            try:
+                saved = (self.work / name).read_bytes()
+            except OSError:
+                continue
+            if saved != state.module and self.server.verdict(saved).interesting:
+                state.module, state.text = saved, disassemble(self.oracle, saved)
+                state.steps.append(Step("llvm-reduce (stopped)", instruction_count(state.text), 0.0, 0))
+                break
+        return state
+
+    def isolate(self, module: bytes, text: str) -> tuple[bytes | None, str]:
+        others = [k for k in kernel_names(text) if k != self.oracle.target]
+        note = f"deleted {len(others)} other kernel(s)" if others else ""
+        if others:
+            res, extracted = transform([self.oracle.tools.llvm_extract, "--delete", *(f"--func={k}" for k in others)],
+                                       module, self.oracle.timeout)
+            if extracted is None:
+                return None, f"llvm-extract failed: {res.stderr.strip()[:300]}"
+            module = extracted
+        res, stripped = transform([self.oracle.tools.opt, "--strip-debug", "-passes=globaldce"], module,
+                                  self.oracle.timeout)
+        return stripped, note if stripped is not None else f"opt failed: {res.stderr.strip()[:300]}"
+
+    def llvm_reduce(self, module: bytes, text: str) -> tuple[bytes | None, str]:
+        source, best = self.work / "isolated.bc", self.work / _LLVM_REDUCE_OUT
+        source.write_bytes(module)
+        cmd = [self.oracle.tools.llvm_reduce, f"-j={self.jobs}", f"--test={self.server.script}",
+               *self.llvm_reduce_flags, "-o", str(best), str(source)]
+        stop = threading.Event()
+        ticker = threading.Thread(target=self._tick, args=(stop, best), daemon=True)
+        ticker.start()
+        try:
+            # TMPDIR: llvm-reduce's candidate files stay in our run directory, removed with it
+            res = run(cmd, cwd=self.work, timeout=None, env={**os.environ, "TMPDIR": str(self.work)})
+        finally:
+            stop.set()
+            ticker.join()
+        if res.returncode != 0 or not best.exists():
+            return None, f"llvm-reduce failed ({res.returncode}): {res.stderr.strip()[-500:]}"
+        return best.read_bytes(), ""
+
+    def _tick(self, stop: threading.Event, best: Path) -> None:
+        """Progress every 5 s; a copy of llvm-reduce's best once it has not changed for a tick
+        (whole, then: what `interrupted` falls back to when a stop tears the file)."""
+        start, seen = time.monotonic(), None
+        while not stop.wait(5.0):
+            now: tuple[int, int] | None
+            try:
+                st = best.stat()
+                now = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                now = None
+            if now is not None and now == seen:
+                try:
+                    shutil.copyfile(best, self.work / _LLVM_REDUCE_STABLE)
+                except OSError:  # replaced meanwhile: the next tick tries again
+                    pass
+            seen = now
+            c = self.server.counters
+            size = f"{now[0]} B" if now is not None else "not yet"
+            self.say(f"[reduce ir] llvm-reduce: {c.tests} tests, {c.memo_hits + c.cache_hits} answered from "
+                     f"memory/cache, best so far {size}, {time.monotonic() - start:.0f}s")
+
+    def drop_lines(self, module: bytes, text: str) -> tuple[bytes | None, str]:
+        """ddmin over the lines of the textual IR, biggest chunks first, `jobs` candidates at a time
+        (the first interesting one in order wins). What llvm-reduce leaves here is module-level,
+        e.g. the datalayout and triple (the RUN line's -mtriple supplies both). A candidate
+        llvm-as cannot parse costs no llc run."""
+        lines = text.splitlines(keepends=True)
+        best, dropped = None, 0
+        size = max(1, len(lines) // 2)
+        with ThreadPoolExecutor(self.jobs) as pool:
+            while size >= 1:
+                start = 0
+                while start < len(lines):
+                    cuts = [c for c in range(start, len(lines), size)][: self.jobs]
+                    cuts = [c for c in cuts if any(_code(line) for line in lines[c:c + size])]
+                    candidates = [lines[:c] + lines[c + size:] for c in cuts]
+                    results = list(pool.map(self._interesting_text, candidates))
+                    hit = next((k for k, r in enumerate(results) if r is not None), None)
+                    if hit is None:
+                        start += size * self.jobs
+                        continue
+                    dropped += len(lines) - len(candidates[hit])
+                    lines, best, start = candidates[hit], results[hit], cuts[hit]
+                size //= 2
+        return best, f"dropped {dropped} line(s)" if dropped else ""
+
+    def _interesting_text(self, lines: list[str]) -> bytes | None:
+        """The candidate's bitcode when it parses and is interesting."""
+        _, module = transform([self.oracle.tools.llvm_as], "".join(lines).encode(), self.oracle.timeout)
+        return module if module is not None and self.server.verdict(module).interesting else None

@@ -1,0 +1,254 @@
+"""The bug report a run ends with: WORKDIR/bundle/, a directory a compiler engineer can copy to
+any machine with the same clang and run.
+
+  FILE          the result (for a file set: its files, at their paths)
+  include/      the headers it still reads that are neither system nor ROCm headers: the fallback
+                shim's parts it uses, and project headers a run did not flatten
+  repro.sh      builds both sides with clang alone (its own lld does the LTO), reads every figure
+                from the assembly with awk, prints the table and the verdict; `CLANG=... ./repro.sh`
+  README.md     the differential first (the figures of the result, and of the original it was
+                reduced from), then the commands and the toolchain
+
+Paths are relative to the directory; neither file names a path of the machine the run was on.
+repro.sh evaluates the run's predicate itself (the original's figures it reads as numbers), so
+what it prints is what `reduce check --against ORIGINAL` says of the result.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from interestingness.hip_headers import SHIM_DIR
+from interestingness.metrics import METRICS
+from interestingness.path_flags import path_flags
+from interestingness.predicates import Predicate
+
+from ..text.files import atomic_write
+from .workdir import WorkDir
+
+BUNDLE_DIR = "bundle"
+
+
+def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, bytes]]) -> Path:
+    """(Re)write WORKDIR/bundle/ for the result `files` ((relative path, text), main file first),
+    measured by `result_report` (`reduce check --json` of it)."""
+    out = wd.path / BUNDLE_DIR
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(mode=0o755)
+    for name, text in files:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(text)
+    copied = _copy_headers(out, result_report)
+    main = files[0][0]
+    flags = [*result_report["hip_headers"]["flags"], *_portable(result_report["flags"]),
+             *(["-I", "include"] if copied else [])]
+    predicate = Predicate(result_report["predicate"])
+    # each kernel's predicate reads its original's figures; without an original, its own
+    kernels = [(k["name"], predicate.bind({s: k["original"][s] for s in ("lto", "nolto")}) if k.get("original")
+                else predicate) for k in result_report["kernels"] if k["selected"]]
+    script = _script(main, flags, kernels)
+    atomic_write(out / "repro.sh", script.encode())
+    (out / "repro.sh").chmod(0o755)
+    atomic_write(out / "README.md", _readme(main, flags, result_report, copied).encode())
+    return out
+
+
+def _copy_headers(out: Path, report: dict[str, Any]) -> list[str]:
+    """Copy into include/ what the result reads that a reviewer lacks: the shim's headers and the
+    user's own (placed relative to the include directory they were found in)."""
+    copied = []
+    for h in report["headers"]:
+        if h["from"] == "shim":
+            rel = os.path.relpath(h["header"], SHIM_DIR)
+        elif h["from"] == "yours":
+            rel = _relative_to_user_dir(h["header"], report["flags"])
+        else:
+            continue
+        target = out / "include" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(h["header"], target)
+        copied.append(f"include/{rel}")
+    return copied
+
+
+def _relative_to_user_dir(header: str, flags: list[str]) -> str:
+    dirs = [f.value for f in path_flags(flags)
+            if f.value and os.path.realpath(header).startswith(os.path.realpath(f.value) + os.sep)]
+    base = max(dirs, key=len) if dirs else os.path.dirname(header)
+    return os.path.relpath(os.path.realpath(header), os.path.realpath(base))
+
+
+def _portable(flags: list[str]) -> list[str]:
+    """The user's flags without include directories given by absolute paths (they name the
+    machine the run was on; what the result still reads from them is copied into include/)."""
+    out: list[str] = []
+    for f in path_flags(flags):
+        if f.value is None:
+            out += f.tokens
+        elif not os.path.isabs(f.value):
+            assert f.option is not None  # (a path comes with its option)
+            out += [f.option, f.value]
+    return out
+
+
+def _commands(main: str, flags: list[str]) -> dict[str, list[str]]:
+    base = ["-x", "hip", *flags]
+    return {"lto": [*base, "-foffload-lto=full", "--offload-device-only", "--no-gpu-bundle-output", "-c",
+                    "-Xoffload-linker", "--lto-emit-asm", "-o", "lto.s", main],
+            "nolto": [*base, "-fno-offload-lto", "--offload-device-only", "--no-gpu-bundle-output", "-S",
+                      "-o", "nolto.s", main]}
+
+
+def _script(main: str, flags: list[str], kernels: list[tuple[str, Predicate]]) -> str:
+    """The script, for each kernel with its predicate (the original's figures bound)."""
+    cmds = _commands(main, flags)
+    names = " ".join(m.name for m in METRICS)
+    cases = "\n".join(f"    {shlex.quote(k)}) PREDICATE={shlex.quote(p.shown())}; EXPR={shlex.quote(p.awk())};;"
+                      for k, p in kernels)
+    return f"""#!/usr/bin/env bash
+# Builds {main} with and without full offload LTO (device code only, gfx950), reads each target
+# kernel's figures from the assembly and prints them with the verdict. Needs clang++ with the
+# AMDGPU target and its lld; CLANG=/path/to/clang++ picks one (default: clang++ on PATH).
+# Exit status: 0 when the predicate holds for every target kernel, 1 when not, 2 when a build fails.
+set -uo pipefail
+cd "$(dirname "$0")"
+CLANG=${{CLANG:-clang++}}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cp -r . "$out/src"
+cd "$out/src"
+"$CLANG" {shlex.join(cmds["lto"])} || exit 2
+"$CLANG" {shlex.join(cmds["nolto"])} || exit 2
+METRICS_AWK={shlex.quote(METRICS_AWK)}
+status=0
+for kernel in {" ".join(shlex.quote(k) for k, _ in kernels)}; do
+  case "$kernel" in  # the predicate, with the figures of the original the result was reduced from
+{cases}
+  esac
+  lto=$(awk -v K="$kernel" "$METRICS_AWK" lto.s.lto*.s)
+  nolto=$(awk -v K="$kernel" "$METRICS_AWK" nolto.s)
+  echo "kernel $kernel"
+  awk -v lto="$lto" -v nolto="$nolto" -v names={shlex.quote(names)} 'BEGIN {{
+    n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")
+    printf "  %-16s %8s | %s\\n", "", "lto", "nolto"
+    for (i = 1; i <= n; i++) printf "  %-16s %8s | %s\\n", m[i], a[i], b[i]
+  }}'
+  if awk -v lto="$lto" -v nolto="$nolto" -v names={shlex.quote(names)} 'BEGIN {{
+    n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")
+    for (i = 1; i <= n; i++) {{ L[m[i]] = a[i] + 0; N[m[i]] = b[i] + 0 }}
+{_assignments()}
+    '"exit !($EXPR) }}"; then echo "  -> interesting"; else echo "  -> not interesting"; status=1; fi
+  echo "  predicate: $PREDICATE"
+done
+[ $status = 0 ] && echo "verdict: INTERESTING" || echo "verdict: not interesting"
+exit $status
+"""
+
+
+def _assignments() -> str:
+    return "\n".join(f"    lto_{m.name} = L[\"{m.name}\"]; nolto_{m.name} = N[\"{m.name}\"]" for m in METRICS)
+
+
+# One kernel's figures from AMDGPU assembly, in METRICS order, "-" where the asm does not say;
+# the same reading as interestingness/metrics.py, in awk.
+METRICS_AWK = r"""
+function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+/^[ \t]*\.amdgpu_metadata/ { meta = 1; next }
+/^[ \t]*\.end_amdgpu_metadata/ { meta = 0; next }
+meta {
+  if (match($0, /^  [ -] \.[A-Za-z0-9_]+:/)) {
+    if (substr($0, 3, 1) == "-") item++
+    key = substr($0, 6, RLENGTH - 6); val = trim(substr($0, RLENGTH + 1)); gsub(/['"]/, "", val)
+    M[item, key] = val
+    if (key == "name" && val == K) mine = item
+  }
+  next
+}
+body && /^\.Lfunc_end[0-9]+:/ { body = 0; next }
+body {
+  code = $0; comment = ""
+  c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
+  code = trim(code)
+  if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
+  if (code == "" || substr(code, 1, 1) == ".") next
+  n++; split(code, f, /[ \t]+/); mn[n] = f[1]
+  ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
+  spill[n] = (comment ~ /Folded Spill|Folded Reload/)
+  if (mn[n] ~ /^scratch_/) scratch++
+  if (mn[n] ~ /^v_mfma/) mfma++
+  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0++
+  next
+}
+/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name; if (name == K) body = 1; next }
+/^; Kernel info:/ { info = (last == K); next }
+info && /^;/ { if (match($0, /^; NumVgprs: [0-9]+/)) vgpr = substr($0, 13) + 0
+               if (match($0, /^; Occupancy: [0-9]+/)) occ = substr($0, 14) + 0; next }
+{ info = 0 }
+function v(key) { return ((mine, key) in M) ? M[mine, key] + 0 : "-" }
+END {
+  for (i = 1; i <= n; i++) { sp += spill[i]
+    if (spill[i]) for (j = i; j <= n; j++)
+      if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp++; break } }
+  if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
+  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %s\n", scratch, sp, lsp, mfma, vm0, (vgpr == "" ? "-" : vgpr),
+    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
+    v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
+}
+"""  # noqa: E501 (awk lines of repro.sh, kept as they are)
+
+
+def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:
+    """The differential first (per target kernel: the figures of both builds, and of the original
+    the result was reduced from), then the commands and the toolchain. No path of the machine
+    the run was on: the commands are relative to the bundle, the clang is `clang++`."""
+    tc = report["toolchain"]
+    cmds = _commands(main, flags)
+    headers = ("The fallback HIP headers and project headers it still reads are in `include/`: "
+               + ", ".join(f"`{c}`" for c in copied) + "." if copied else "It reads no header outside the system's"
+               + (" and ROCm's." if report["hip_headers"]["mode"] == "rocm" else "."))
+    lines = [f"# Spill only under full offload LTO: `{main}`", ""]
+    for k in (k for k in report["kernels"] if k["selected"]):
+        lines += [*_differential(k), ""]
+    lines += [
+        "## Reproduce", "",
+        "The two device-only builds, from this directory:", "",
+        "```sh", f"clang++ {shlex.join(cmds['lto'])}", f"clang++ {shlex.join(cmds['nolto'])}", "```", "",
+        "`./repro.sh` (or `CLANG=/path/to/clang++ ./repro.sh`) runs both in a temporary directory, prints "
+        "every figure of the target kernel(s) and the verdict, and exits 0 when the predicate holds. " + headers, "",
+        f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'}; full offload LTO by default: "
+        f"{'yes' if tc['affected'] else 'no'}.", "",
+    ]
+    return "\n".join(lines)
+
+
+def _differential(kernel: dict[str, Any]) -> list[str]:
+    """One kernel's figures as a Markdown table: both builds of the result, and of its original
+    when the report has it; the rows that differ between the builds first."""
+    lto, nolto = kernel["lto"] or {}, kernel["nolto"] or {}
+    original = kernel.get("original") or {}
+    summary = (f"`{kernel['demangled']}`: {lto.get('vgpr_spills')} VGPR(s) spilled with full offload LTO "
+               f"({lto.get('vgpr_total')} VGPRs, {lto.get('spill_ops')} spill instructions), "
+               f"{nolto.get('vgpr_spills')} without ({nolto.get('vgpr_total')} VGPRs); "
+               f"{lto.get('mfma')} and {nolto.get('mfma')} `v_mfma`.")
+    head = "| | `-foffload-lto=full` | `-fno-offload-lto` |"
+    rule = "|---|---:|---:|"
+    if original:
+        head += " original, LTO | original, no LTO |"
+        rule += "---:|---:|"
+    rows = sorted(METRICS, key=lambda m: lto.get(m.name) == nolto.get(m.name))  # the differences first
+    lines = [summary, "", head, rule]
+    for m in rows:
+        cells = [lto.get(m.name), nolto.get(m.name)]
+        if original:
+            cells += [(original.get(s) or {}).get(m.name) for s in ("lto", "nolto")]
+        label = f"**{m.label}**" if cells[0] != cells[1] else m.label
+        lines.append(f"| {label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+    verdict = "holds" if kernel["interesting"] else f"does not hold ({kernel['reason']})"
+    lines += ["", f"Predicate (`repro.sh` checks it): `{kernel['predicate']}`: {verdict}."]
+    if kernel.get("ub_guard_violation") == "":
+        lines.append("With clang's sanitizer checks in trap mode (`-Xclang -fsanitize=...`), its optimised IR "
+                     "has no undefined behaviour its original's has not.")
+    return lines

@@ -1,0 +1,241 @@
+"""Reports on a run, read from its work directory alone, so `reduce report` works on a finished
+run, a stopped one, or one still going: summary.json, report.md with its size plot, and for the
+built-in oracle a bug-report directory (reducer/run/bugreport.py) ready to send."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from interestingness.metrics import METRICS
+from interestingness.spill import base_name
+
+from ..engine.budget import format_seconds
+from ..text.files import atomic_write
+from ..text.lexer import count_tokens
+from ..text.subject import subject_of
+from .workdir import WorkDir
+
+PLOT, REPORT, SUMMARY = "size.png", "report.md", "summary.json"
+# records of the state that the summary carries as state.json has them
+_FROM_STATE = ("position", "per_pass", "history", "targets", "guards", "finish", "showing_effect", "values", "stalls",
+               "pass_bugs", "metrics")
+
+
+def summarize(wd: WorkDir) -> dict[str, Any]:
+    config, state = wd.config, wd.state()
+    original = wd.read("original") or b""
+    start = wd.read("start") or original
+    best = wd.read("best") or start
+    final = wd.read("final") or best  # what the user gets: the reduced text after hygiene and clang-format
+    subject = subject_of(Path(config["file"]), state.tree, original)
+    files = subject.file_sizes(original, final)
+    # a file set's sizes and token counts are those of all its files' texts
+    original, start, best, final = map(subject.joined, (original, start, best, final))
+    saved = state.to_json()
+    return {
+        "file": config["file"],
+        "output": config["output"],
+        "oracle": "script " + config["script"] if config.get("script") else "built-in spill differential",
+        "outcome": state.outcome or "not started",
+        "bytes": {"original": len(original), "start": len(start), "reduced": len(best), "result": len(final)},
+        "tokens": {"original": count_tokens(original), "start": count_tokens(start), "reduced": count_tokens(best),
+                   "result": count_tokens(final)},
+        "tests": state.tests,
+        "counters": state.counters,
+        "wall_seconds": state.wall_seconds,
+        **{key: saved.get(key) for key in _FROM_STATE},
+        "files": files,
+        "tree": subject.where(Path(config["output"])),
+    }
+
+
+def write_report(wd: WorkDir) -> Path:
+    summary = summarize(wd)
+    atomic_write(wd.path / SUMMARY, (json.dumps(summary, indent=1) + "\n").encode())
+    plotted = _plot(summary["history"], wd.path / PLOT)
+    atomic_write(wd.path / REPORT, render(summary, PLOT if plotted else None).encode())
+    return wd.path / REPORT
+
+
+def render(s: dict[str, Any], plot: str | None) -> str:
+    b, t, c = s["bytes"], s["tokens"], s["counters"]
+    answered = c.get("memo_hits", 0) + c.get("cache_hits", 0) + c.get("shared_waits", 0) + c.get("replayed", 0)
+    lines = [
+        f"# Reduction of `{Path(s['file']).name}`", "",
+        f"- outcome: **{s['outcome']}**",
+        f"- oracle: {s['oracle']}",
+        f"- result: `{s['output']}`", "",
+        f"| | original | start{'' if s.get('files') else ' (flattened)'} | reduced | result (finished) |",
+        "|---|---|---|---|---|",
+        f"| bytes | {b['original']} | {b['start']} | {b['reduced']} | {b['result']} |",
+        f"| tokens | {t['original']} | {t['start']} | {t['reduced']} | {t['result']} |", "",
+        *_files_table(s),
+        f"- tests run: {s['tests']} ({c.get('oracle_seconds', 0):.0f} s of oracle time this session)"
+        + (f"; confirmations of candidates kept (in batches, at checkpoints): {c['confirms']} "
+           f"({c.get('unconfirmed', 0)} refused), {c.get('confirm_seconds', 0):.0f} s, "
+           f"{100 * c.get('confirm_seconds', 0) / max(c.get('oracle_seconds', 0), 1e-9):.0f}% of oracle time"
+           if c.get("confirms") else ""),
+        f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
+        f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "
+        f"rejected as a respacing of a rejected candidate {c.get('layout_rejects', 0)}); tested although a "
+        f"respacing was interesting (a candidate is accepted only on a verdict of its own bytes): "
+        f"{c.get('layout_retests', 0)}",
+        f"- wall time: {format_seconds(s['wall_seconds'])} (all sessions)",
+    ]
+    phases = _phases(c, s.get("values"))
+    if phases:
+        lines.append(f"- oracle seconds per phase this session: {phases}")
+    if s.get("finish"):
+        f = s["finish"]
+        lines.append(f"- finishing (after the reduction): "
+                     f"{f['reduced_bytes']} -> {f['after_hygiene_bytes']} bytes by hygiene ("
+                     + (", ".join(f"{k}: {v}" for k, v in f["hygiene"].items()) or "nothing kept") + "), "
+                     + (f"{f['formatted_bytes']} bytes formatted" if f["formatted_bytes"] else "not formatted")
+                     + "".join(f"; {note}" for note in f["notes"]))
+    if s.get("targets"):
+        others = [k for k in s.get("showing_effect") or [] if k not in s["targets"]]
+        lines.append(f"- target kernel{'s' if len(s['targets']) > 1 else ''}: "
+                     + ", ".join(f"`{t}`" for t in s["targets"])
+                     + (f" (focus: one of the {len(others) + 1} kernels that show the effect in the original; the "
+                        f"others, {', '.join(f'`{k}`' for k in others)}, were free to go)" if others else ""))
+    if s.get("values"):
+        v = s["values"]
+        lines.append(f"- constant values from clang: {v['runs']} front-end runs ({v['seconds']:.1f} s) this session, "
+                     f"{v['queries']} questions, {v['answered']} answered, {v['stored']} probes from the cache")
+    if s["position"]:
+        lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
+    if s.get("guards"):
+        g = s["guards"]
+        ub = "UB (-Wuninitialized" + (", sanitizer checks in trap mode on the kernel's optimised IR)"
+                                      if g.get("sanitizer") else ")")
+        on = [name for name, key in ((ub, "ub"), (f"init ({g.get('init')}: -ftrivial-auto-var-init="
+                                                  "zero/pattern)", "init"), ("loop", "loop"))
+              if g.get(key)]
+        lines.append(f"- guards on: {', '.join(on) or 'none'}" + "".join(f"; {why}" for why in g.get("off", [])))
+    for stall in s.get("stalls", []):
+        lines.append(f"- stalled at {stall['size']} B (every recent test failed the same way): the best file, tested "
+                     "again, " + (f"was **not interesting**; went back to {stall['rolled_back_to']} B"
+                                  if "rolled_back_to" in stall else "was interesting"))
+    bugs = s.get("pass_bugs", [])
+    for bug in bugs:
+        lines.append(f"- **pass bug**: `{bug['pass']}` raised `{bug['error']}` while "
+                     f"{'enumerating' if bug['stage'] == 'items' else 'applying'} its items on `{bug['file']}`; "
+                     f"dropped for the rest of the run (input and traceback in `pass-bugs/{bug['number']}/`)")
+    if plot:
+        lines += ["", f"![size over time]({plot})"]
+    if s["per_pass"]:
+        dropped = {bug["pass"]: bug["number"] for bug in bugs}
+        lines += ["", "## Yield per pass", "",
+                  "Tests: oracle tests of the pass's candidates (speculative ones included). Answered: by the "
+                  "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
+                  "test (no smaller than the current file, nor progress by the pass's own measure; more parse "
+                  "errors). Did not compile: of its tests, those whose candidate the compiler refused, and their "
+                  "share (`-` where the oracle cannot tell, a script's).", "",
+                  "| pass | accepted | bytes removed | tests | did not compile | answered | not smaller | "
+                  "pre-filtered | seconds |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
+            shown = name + (f" (dropped: bug {dropped[name]})" if name in dropped else "")
+            if any(y.get(k) for k in ("tests", "bytes_removed", "answered", "not_smaller", "prefiltered")) \
+                    or name in dropped:
+                lines.append(f"| {shown} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | "
+                             f"{compile_failures(y)} | {y.get('answered', 0)} | {y.get('not_smaller', 0)} | "
+                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} |")
+        if (line := compile_failures_line(s["per_pass"])) is not None:
+            lines += ["", line]
+    if s["metrics"]:
+        lines += ["", "## Kernel metrics (built-in oracle)", "", *metric_table(s["metrics"]),
+                  "The bug report, ready to send: [`bundle/`](bundle/README.md) (the result, `repro.sh`, "
+                  "README.md).", ""]
+    return "\n".join(lines) + "\n"
+
+
+# the phases of the oracle's work its verdicts report (reducer/engine/verdicts.py Counters.phase_seconds)
+PHASES = {"front_end": "front end", "lto": "LTO builds", "nolto": "no-LTO builds",
+          "ub_guard": "UB guard (sanitizer builds)", "init_guard": "init guard (-ftrivial-auto-var-init builds)"}
+
+
+def _phases(counters: dict[str, Any], values: dict[str, Any] | None) -> str:
+    """The oracle's seconds per phase (summed over the parallel tests), and the values service's
+    front-end runs."""
+    seconds = dict(counters.get("phase_seconds") or {})
+    order = [*PHASES, *sorted(k for k in seconds if k not in PHASES)]
+    parts = [f"{PHASES.get(k, k)} {seconds[k]:,.0f}" for k in order if k in seconds]
+    if values and values.get("runs"):
+        parts.append(f"values service (front end) {values['seconds']:,.0f}")
+    return ", ".join(parts)
+
+
+def compile_failures(y: dict[str, Any]) -> str:
+    """`7 (58%)`: a pass's tested candidates that did not compile, and their share of those
+    whose verdict says; `-` when none does (a script oracle)."""
+    known = y.get("build_known", 0)
+    if not known:
+        return "-"
+    return f"{y.get('compile_errors', 0)} ({100 * y.get('compile_errors', 0) / known:.0f}%)"
+
+
+def compile_failures_line(per_pass: dict[str, dict[str, Any]]) -> str | None:
+    """All passes' tested candidates that did not compile, the passes with most first; None when
+    no verdict says (a script oracle)."""
+    known = sum(y.get("build_known", 0) for y in per_pass.values())
+    if not known:
+        return None
+    failed = sum(y.get("compile_errors", 0) for y in per_pass.values())
+    worst = sorted(((name, y) for name, y in per_pass.items() if y.get("compile_errors")),
+                   key=lambda kv: (-kv[1]["compile_errors"], kv[0]))
+    return (f"did not compile: {failed} of {known} tested candidates ({100 * failed / known:.0f}%)"
+            + ("; " + ", ".join(f"{name} {compile_failures(y)}" for name, y in worst) if worst else ""))
+
+
+def _files_table(s: dict[str, Any]) -> list[str]:
+    if not s.get("files"):
+        return []
+    lines = [f"Files (not flattened; the reduced set is in `{s['tree']['output']}/`, at the paths relative "
+             f"to `{s['tree']['root']}`; sizes in the table above are totals):", "",
+             "| file | original bytes | result bytes |", "|---|---|---|"]
+    lines += [f"| `{f['file']}` | {f['original']} | {f['result']} |" for f in s["files"]]
+    return lines + [""]
+
+
+def metric_table(metrics: dict[str, dict]) -> list[str]:
+    """One row per metric, LTO and no-LTO columns for the original and the result, per target kernel."""
+    lines = []
+    kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
+    for k in kernels:
+        original: list[dict[str, Any]] = metrics["original"]["kernels"]
+        before = next((o for o in original if o["name"] == k["name"]), None) or next(
+            (o for o in original if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
+            {})  # a reduction may rename the kernel (an instantiated template, a deleted parameter)
+        lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
+                  "|---|---|---|---|---|"]
+        for m in METRICS:
+            cells = [(row.get(side) or {}).get(m.name) for row in (before, k) for side in ("lto", "nolto")]
+            lines.append(f"| {m.label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+        lines.append("")
+    return lines
+
+
+def _plot(history: list[list[float]], path: Path) -> bool:
+    if len(history) < 2:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on a build machine
+    import matplotlib.pyplot as plt
+
+    times, sizes = zip(*history)
+    fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
+    ax.step(times, sizes, where="post")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("bytes")
+    ax.set_yscale("log")
+    ax.set_title("size of the best file over time")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)
+    return True

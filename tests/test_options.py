@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from reducer.cli import main as cli
 from reducer.engine import stopping
-from reducer.run import batch
+from reducer.run import batch, session
 from reducer.run.options import FIELDS, RunConfig
 
 # field: (its value in a manifest, the RunConfig value that gives, other keys the case needs);

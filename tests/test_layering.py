@@ -141,14 +141,6 @@ def test_no_import_circle():
     graphlib.TopologicalSorter(graph).prepare()  # CycleError names the circle
 
 
-def test_the_circle_check_sees_a_circle():
-    try:
-        graphlib.TopologicalSorter({"a": {"b"}, "b": {"c"}, "c": {"a"}}).prepare()
-    except graphlib.CycleError:
-        return
-    raise AssertionError("no circle seen")
-
-
 def test_no_module_imports_across_its_layer():
     modules = [p for package in ("reducer", "interestingness") for p in sorted((ROOT / package).rglob("*.py"))]
     assert len(modules) > 40

@@ -5,6 +5,7 @@ from itertools import groupby
 
 from interestingness.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
+from reducer.engine.checkpoints import batch_size
 from reducer.engine.engine import Engine, Hooks, Replay
 from reducer.engine.evaluate import Evaluator
 from reducer.engine.schedule import Schedule
@@ -318,14 +319,35 @@ def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_pa
             assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
 
 
-def test_confirming_kept_candidates_in_batches_confirms_fewer_times():
+@dataclass
+class ConfirmsCostly(ConfirmsWithout):
+    """A confirmation of six builds, three tests' worth (the spill oracle's on real-size code)."""
+
+    confirm_steps = 6
+
+
+def test_confirming_kept_candidates_in_batches_confirms_fewer_times_the_more_a_confirmation_costs():
     counts = {}
-    for batch in (1, 16):
-        oracle = ConfirmsWithout((b"keep_me",), must=b"keep_me")  # every kept candidate passes
-        result, ev = reduce(CODE, oracle, confirm_batch=batch)
-        counts[batch] = (result, ev.counters.confirms)
-    assert counts[1][0] == counts[16][0]  # nothing refused: the same path
-    assert counts[16][1] < counts[1][1] / 2
+    for kind in (ConfirmsWithout, ConfirmsCostly):
+        for batch in (1, 16):
+            oracle = kind((b"keep_me",), must=b"keep_me")  # every kept candidate passes
+            result, ev = reduce(CODE, oracle, confirm_batch=batch)
+            counts[kind, batch] = (result, ev.counters.confirms)
+        assert counts[kind, 1][0] == counts[kind, 16][0]  # nothing refused: the same path
+        assert counts[kind, 16][1] < counts[kind, 1][1]
+    assert counts[ConfirmsCostly, 16][1] < counts[ConfirmsWithout, 16][1]
+    assert counts[ConfirmsCostly, 16][1] <= counts[ConfirmsCostly, 1][1] / 2
+
+
+def test_the_confirmation_batch_comes_from_the_runs_own_refusals_and_work():
+    # the README's case late in its reduction: a seventh of kept candidates refused, ~18
+    # candidates decided per kept one, a confirmation costing 1.5 tests: confirm each at once
+    assert batch_size(16, 1.5, kept=272, refused=42, work=272 * 18) == 1
+    # real-size code: no refusal in 17 kept steps of 3 tests each; batches grow with evidence
+    early, later = batch_size(16, 1.5, 17, 0, 51), batch_size(16, 1.5, 170, 0, 510)
+    assert 1 < early < later <= 16
+    assert batch_size(4, 1.5, 10_000, 0, 30_000) == 4  # the limit holds
+    assert batch_size(1, 1.5, 10_000, 0, 30_000) == 1
 
 
 class Watches(passes.REGISTRY["lines"].__class__):

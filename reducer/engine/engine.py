@@ -129,7 +129,7 @@ class Engine:
 
     def __init__(self, evaluator: Evaluator, language: str, schedule: Schedule, *, hooks: Hooks = Hooks(),
                  replay: Replay | None = None, values=None, prefilter: bool = True, stall_window: int = 300,
-                 confirm_batch: int = 1):
+                 confirm_batch: int = 16):
         self.evaluator = evaluator
         self.confirm_batch = confirm_batch  # the most kept candidates confirmed at one checkpoint
         self.language = language
@@ -177,7 +177,8 @@ class Engine:
         self._earlier.clear()
         self._chunk_start.clear()
         self._start = list(parts)
-        self._checkpoints = Checkpoints(Kept(list(parts), join(list(parts))), self.confirm_batch)
+        self._checkpoints = self._new_checkpoints(Kept(list(parts), join(list(parts))))
+        self._work = 0  # candidates decided since the last kept one (the checkpoints' W)
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts), confirmed_size=size)
         self._over_parts(self.schedule.first)
@@ -303,12 +304,15 @@ class Engine:
             pos = 0
             while pos < len(items):
                 clock.tick()
+                candidates = _Counted(self._candidates(p, level, items, pos, size, stats))
                 try:
-                    found = self.evaluator.first_interesting(self._candidates(p, level, items, pos, size, stats))
+                    found = self.evaluator.first_interesting(candidates)
                 except _Broken as broken:  # applying its items: replay stops before this search
                     broken.searches = clock.searches - 1
                     raise
                 self._charges.charge()
+                # decided in order: up to the interesting one (-j N may have drawn more), or all
+                self._work += candidates.count if found is None else found[0] + 1
                 if found is None:
                     if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
                         items = self._items(p, level, clock) or []
@@ -360,7 +364,8 @@ class Engine:
         self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1
         self.hooks.on_event("accept", self.status)
-        self._checkpoints.keep(Kept(list(self.parts), self._current()))
+        self._checkpoints.keep(Kept(list(self.parts), self._current()), self._work)
+        self._work = 0
         if not self.evaluator.confirms or self._checkpoints.due():
             self._checkpoint()
 
@@ -382,6 +387,14 @@ class Engine:
         self.status.refused += 1
         self.hooks.on_event("refused", self.status)
         return True
+
+    def _new_checkpoints(self, start: Kept, earlier: Checkpoints | None = None) -> Checkpoints:
+        """Checkpoints from `start`, keeping what `earlier` learnt of refusals and work. A
+        confirmation step is one build of one side, half a test."""
+        checkpoints = Checkpoints(start, self.confirm_batch, self.evaluator.oracle.confirm_steps / 2)
+        if earlier is not None:
+            checkpoints.decided, checkpoints.refused, checkpoints.work = earlier.decided, earlier.refused, earlier.work
+        return checkpoints
 
     def _set_parts(self, parts: list[bytes]) -> None:
         self.parts = parts
@@ -419,12 +432,24 @@ class Engine:
         else:
             parts = self._start
         self._set_parts(list(parts))
-        self._checkpoints = Checkpoints(Kept(list(parts), self._current()), self.confirm_batch)
+        self._checkpoints = self._new_checkpoints(Kept(list(parts), self._current()), self._checkpoints)
         self.status.confirmed_size = self.status.size
         self.hooks.on_accept(self._current())
         stall["rolled_back_to"] = self.status.size
         self.hooks.on_event("rollback", self.status)
         return True
+
+
+class _Counted:
+    """An iterator of candidates that counts those drawn (None ones, rejected untested, too)."""
+
+    def __init__(self, candidates: Iterator[bytes | None]):
+        self._candidates, self.count = candidates, 0
+
+    def __iter__(self) -> Iterator[bytes | None]:
+        for candidate in self._candidates:
+            self.count += 1
+            yield candidate
 
 
 class _Capped(Exception):

@@ -148,11 +148,11 @@ class RunConfig:
         "uninitialised memory. Costs two more builds per candidate kept, not per test; off when the original "
         "fails it.", True, _SHOWN)
     confirm_batch: int = option(("--confirm-batch",),
-        "Built-in oracle: confirm (the init guard's builds) the candidates kept in batches of up to this "
-        "many, through the newest; a failure is bisected and the run goes back to the last that passes. "
-        "Every file written passes. 1 confirms each candidate as it is kept: where guards often refuse "
-        "(small kernels late in a reduction) batches cost more tests than they save; on real-size code, "
-        "whose builds take tens of seconds, 16 cut confirmations to a quarter of the oracle's time.", 1,
+        "Built-in oracle: confirm (the init and UB guards' builds) the candidates kept in batches of up to "
+        "this many, through the newest; a failure is bisected and the run goes back to the last that passes. "
+        "Every file written passes. Within the limit the run picks each batch from its own counts: how often "
+        "confirmations refused and how much work a kept step took (1 where guards often refuse, larger on "
+        "real-size code). 1 confirms each candidate as it is kept.", 16,
         {"type": click.IntRange(1), **_SHOWN})
     loop_guard: bool = option(("--loop-guard/--no-loop-guard",),
         "Built-in oracle: when the original spills inside a loop (LTO side), so must the result "

@@ -103,7 +103,7 @@ def _names(text: str | None) -> list[str] | None:
 @click.command("explain")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.argument("flags", nargs=-1, type=click.UNPROCESSED)
-@click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default="one per CPU",
               help="Builds run in parallel.")
 @click.option("--predicate", help="When the target kernel is interesting: over lto.METRIC / nolto.METRIC, or for IR "
               "llc.METRIC / alt.METRIC [default: the oracle's, or `reduce ir`'s].")

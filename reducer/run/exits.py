@@ -1,5 +1,5 @@
 """Exit codes of every command, distinct so that scripts and batches can tell why a run did
-not reduce (README.md has the table), and the error that carries one out of a run."""
+not reduce (docs/usage.md has the table), and the error that carries one out of a run."""
 
 EXIT_INPUT = 3             # input file missing, unreadable, or output/workdir would be overwritten
 EXIT_TEST = 4              # test script or oracle cannot be set up

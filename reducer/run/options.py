@@ -115,7 +115,7 @@ class RunConfig:
     test_arg: bool = option(("--test-arg",),
         "Pass the candidate's path as the script's last argument (llvm-reduce style).", False, _FLAG)
     jobs: int = option(("-j", "--jobs"), "Tests run in parallel.", 1,
-        {"type": click.IntRange(1), "default": os.cpu_count() or 1, **_SHOWN},
+        {"type": click.IntRange(1), "default": os.cpu_count() or 1, "show_default": "one per CPU"},
         resume="Tests run in parallel [default: as the run had].")
     time_budget: float | None = option(("--time-budget",), "Stop cleanly after this much wall time (8h, 90m, 1h30m).",
         None, parse=parse_duration,

@@ -11,7 +11,8 @@ from conftest import ROOT
 from reducer.cli.main import main
 from reducer.cli.reference import reference
 
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "corpora" / "README.md",
+        ROOT / "docs" / "example-run" / "README.md"]
 
 # Options of other tools that the manual names (clang's driver, lld, llvm-extract, llvm-readelf,
 # llvm-reduce), each with the tool; any other --name must be an option of a `reduce` command.

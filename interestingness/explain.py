@@ -51,7 +51,7 @@ from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO
 from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
 from interestingness.metrics import Metrics, analyse, demangle
-from interestingness.predicates import DEFAULT_PREDICATE, Predicate
+from interestingness.predicates import DEFAULT_EFFECT, Predicate
 from interestingness.process import run
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
 from interestingness.toolchain import Toolchain
@@ -842,7 +842,7 @@ def explain_file(
         raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
     started = time.monotonic()
     with _workdir(workdir) as work:
-        setup = SpillSetup(path, flags, clang, predicate or DEFAULT_PREDICATE, list(kernels or []) or None,
+        setup = SpillSetup(path, flags, clang, predicate or DEFAULT_EFFECT, list(kernels or []) or None,
                            timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False, hip_headers=hip_headers,
                            init_guard=False, loop_guard=False)
         source = Path(cwd or os.getcwd(), path).read_bytes() if content is None else content

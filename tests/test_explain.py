@@ -155,7 +155,7 @@ def _build(side: str, extra: list[str], tmp: Path) -> dict:
 
 
 def _default_predicate(lto: dict, nolto: dict) -> bool:
-    """The oracle's default predicate, written out again."""
+    """What explain asks passes about (the default predicate without its size clause), written out again."""
     return (lto["vgpr_spills"] > 0 and lto["spill_ops"] > 0 and nolto["spill_ops"] * 4 <= lto["spill_ops"]
             and nolto["vgpr_spills"] * 4 <= lto["vgpr_spills"] and nolto["scratch_size"] * 4 <= lto["scratch_size"]
             and lto["mfma"] > 0 and lto["mfma"] == nolto["mfma"])

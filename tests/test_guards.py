@@ -10,8 +10,9 @@ from conftest import CLANG, ROOT, needs_clang22
 from kernels import pressure_in_a_loop
 
 from interestingness import ubsan
-from interestingness.check import run_check
+from interestingness.check import format_check, run_check
 from interestingness.metrics import METRICS, parse_kernels
+from interestingness.predicates import DEFAULT_EFFECT, Predicate
 from interestingness.spill import SpillOracle, SpillSetup
 from reducer.engine.evaluate import Evaluator
 from reducer.text.flatten import flatten, include_dirs
@@ -221,12 +222,20 @@ def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(t
     """The README's first case reduced again with the guard and the headroom rule
     (result_guarded.hip), judged by `reduce check --against` its original, and by the test's own
     sanitized build; the result it gave before (result.hip) is the trap alone in that build (16
-    stores into a row of 3)."""
+    stores into a row of 3). Its kernel's LTO code grew to three times the original's, which the
+    size clause of the default predicate refuses now, and `reduce check` names that clause."""
     flags = ["-std=gnu++20", f"-I{TINY / 'include'}"]
     report = run_check(TINY / "result_guarded.hip", flags, against=TINY / "repro.hip", init_guard=False)
     (kernel,) = [k for k in report["kernels"] if k["selected"]]
-    assert kernel["interesting"] and kernel["ub_guard_violation"] == "", kernel["reason"]
+    assert kernel["ub_guard_violation"] == ""
     assert kernel["nolto"]["vgpr_total"] <= kernel["original"]["nolto"]["vgpr_total"]  # its headroom
+    grown, original = kernel["lto"]["instructions"], kernel["original"]["lto"]["instructions"]
+    assert grown > 2 * original and not kernel["interesting"]
+    assert kernel["reason"].endswith(f"lto.instructions <= orig.lto.instructions [lto.instructions={grown}, "
+                                     f"orig.lto.instructions={original}]")
+    effect = Predicate(DEFAULT_EFFECT).bind({s: kernel["original"][s] for s in ("lto", "nolto")})
+    assert effect.evaluate(kernel["lto"], kernel["nolto"]) is True  # every other clause holds
+    assert "lto.instructions <= orig.lto.instructions" in format_check(report)
     checks = ",".join(ubsan.CHECKS)
     ir = sanitized_kernel(tmp_path, (TINY / "result_guarded.hip").read_text(), checks, name=None)
     assert re.search(r"^\s+ret void", ir, re.M) and "ubsantrap(i8 18)" not in ir

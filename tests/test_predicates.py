@@ -7,20 +7,28 @@ import pytest
 
 import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
-from interestingness.predicates import DEFAULT_PREDICATE, Predicate, PredicateError
+from interestingness.predicates import DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE, Predicate, PredicateError
 
 SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160,
-          "vgpr_total": 256}
-CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0, "vgpr_total": 243}
+          "vgpr_total": 256, "instructions": 1242}
+CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0, "vgpr_total": 243,
+         "instructions": 900}
 ORIGINAL = {"lto": SPILLS, "nolto": CLEAN}
 
 
 def test_default_is_in_the_language_and_documented_exactly():
     p = Predicate(DEFAULT_PREDICATE)
     assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops", "nolto.vgpr_spills",
-                            "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma", "nolto.vgpr_total"}
-    assert p.original_names == ("nolto.vgpr_total",)
+                            "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma", "nolto.vgpr_total",
+                            "lto.instructions"}
+    assert p.original_names == ("lto.instructions", "nolto.vgpr_total")
     assert " ".join(DEFAULT_PREDICATE.split()) in " ".join(predicates.__doc__.split())
+
+
+def test_explain_leaves_the_size_clause_out():
+    """`reduce explain` compares passes, not sizes: its default is the effect alone."""
+    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"
+    assert "instructions" not in DEFAULT_EFFECT and Predicate(DEFAULT_EFFECT).original_names == ("nolto.vgpr_total",)
 
 
 def test_default_semantics():
@@ -40,6 +48,10 @@ def test_default_semantics():
     # the no-LTO side keeps the original's headroom: no more registers than its 243
     assert p.evaluate(SPILLS, {**CLEAN, "vgpr_total": 244}) is False
     assert p.evaluate(SPILLS, {**CLEAN, "vgpr_total": 200}) is True
+    # the target kernel's LTO code is no larger than the original's 1242 instructions
+    assert p.evaluate({**SPILLS, "instructions": 1243}, CLEAN) is False
+    assert p.evaluate({**SPILLS, "instructions": 796}, CLEAN) is True
+    assert p.evaluate({**SPILLS, "instructions": 1243}, None) is False  # the LTO side alone decides
 
 
 def test_the_originals_figures():
@@ -127,10 +139,26 @@ def test_division_is_ieee():
 
 
 def test_explain_names_the_failing_clause():
-    p = Predicate(DEFAULT_PREDICATE)
+    p = Predicate(DEFAULT_PREDICATE).bind(ORIGINAL)
     assert p.explain(CLEAN, CLEAN) == "lto.vgpr_spills > 0 [lto.vgpr_spills=0]"
     assert p.explain(SPILLS, SPILLS).startswith("nolto.spill_ops * 4 <= lto.spill_ops")
+    assert p.explain({**SPILLS, "instructions": 3984}, CLEAN) == (
+        "lto.instructions <= orig.lto.instructions [lto.instructions=3984, orig.lto.instructions=1242]")
+
+
+def test_explain_names_the_false_clause_not_an_unknown_one():
+    """The oracle skips the no-LTO compile once the LTO side decides: the clauses over the no-LTO
+    side are unknown then, and the reason is the false one after them."""
+    p = Predicate(DEFAULT_PREDICATE).bind(ORIGINAL)
+    grown = {**SPILLS, "instructions": 3984}
+    assert p.evaluate(grown, None) is False
+    assert p.explain(grown, None) == (
+        "lto.instructions <= orig.lto.instructions [lto.instructions=3984, orig.lto.instructions=1242]")
+    assert p.explain({**SPILLS, "mfma": 0}, None) == "lto.mfma > 0 [lto.mfma=0]"
+    # undecided (nothing false): the first unknown clause, with the values it lacks
+    assert p.explain(SPILLS, None).startswith("nolto.spill_ops * 4 <= lto.spill_ops [")
     assert "nolto.spill_ops=None" in p.explain(SPILLS, None)
+    assert p.explain(SPILLS, CLEAN) == "true"
 
 
 def test_pickles_as_source():

@@ -290,3 +290,19 @@ def test_ub_guard_refuses_a_new_uninitialized_use(tmp_path):
     assert off.test(broken).interesting
     assert run_check(tmp_path / "k.hip", [], content=broken, predicate="lto.instructions > 0")[
         "compiles"][LTO]["uninitialized"] == 1
+
+
+def test_a_refused_candidate_names_the_false_clause_not_an_unknown_one(tmp_path, monkeypatch):
+    """The README's first case against a reduction of it whose kernel grew (result_guarded.hip: three
+    times the original's instructions). The LTO side alone decides, the no-LTO compile is skipped,
+    and the reason is the size clause with its values, not the first clause over the skipped side."""
+    monkeypatch.chdir(REPO)
+    case = REPO / "corpora" / "wgrad_tiny_pos"
+    setup = SpillSetup(case / "repro.hip", shlex.split((case / "flags").read_text()), None, DEFAULT_PREDICATE,
+                       tmp_dir=tmp_path, ub_guard=False, init_guard=False)
+    o = setup.resolve((case / "repro.hip").read_bytes())
+    v = o.test((case / "result_guarded.hip").read_bytes())
+    assert not v.interesting and v.details["compiles"][NOLTO] == {"skipped": True}
+    grown = v.details["kernels"][o.targets[0]][LTO]["instructions"]
+    assert v.reason == (f"predicate false for {o.targets[0]}: lto.instructions <= orig.lto.instructions "
+                        f"[lto.instructions={grown}, orig.lto.instructions=1242]")

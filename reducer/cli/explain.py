@@ -106,7 +106,8 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default="one per CPU",
               help="Builds run in parallel.")
 @click.option("--predicate", help="When the target kernel is interesting: over lto.METRIC / nolto.METRIC, or for IR "
-              "llc.METRIC / alt.METRIC [default: the oracle's, or `reduce ir`'s].")
+              "llc.METRIC / alt.METRIC [default: the oracle's without its size clause (lto.instructions <= "
+              "orig.lto.instructions: passes are compared, not sizes), or `reduce ir`'s].")
 @click.option("--kernel", "kernels", multiple=True, help="Target kernel: mangled name or part of the demangled one "
               "[default: the one a reduction would keep].")
 @click.option("--stages", help="The stages whose passes are disabled one at a time: link (the LTO link: LTO "

@@ -70,6 +70,18 @@ OUTCOMES = ("culprit", "lost-mfma", "worse", "better", "same", "error", "unknown
 Progress = Callable[..., None]  # progress(kind, **info): see explain_file
 
 
+@dataclass(frozen=True)
+class ByHand:
+    """How a report names the file it explains and writes a build of it by hand. By default as on
+    this machine (the oracle's own command, absolute paths); a bug report's bundle gives its own
+    (its copy of the file, `clang++` and flags relative to the bundle), so EXPLAIN.md and
+    explain.json work from a copy of the bundle."""
+
+    file: str
+    line: Callable[[str, Sequence[str]], str]  # (side, extra options) -> a shell line building that side
+    where: str  # where the lines run, said before them
+
+
 class ExplainError(RuntimeError):
     """explain cannot start. `kind`: "not-interesting" (the verdict's reason), "usage", "toolchain",
     or one of IrInputError's kinds ("not-ir", "target", "llc")."""
@@ -328,6 +340,7 @@ class ExplainResult:
     seconds: float = 0.0  # from the start, the target's resolution included
     phases: dict[str, float] = field(default_factory=dict)  # seconds of each phase
     lit_run: str | None = None  # IR: the llc of a lit RUN line (`llc -mtriple=... -mcpu=... -O3`)
+    commands_from: str = ""  # where `commands` and the culprits' commands run ("": each line says it)
 
     def by_outcome(self, outcome: str) -> list[Ablation]:
         return [a for a in self.ablations if a.outcome == outcome]
@@ -336,7 +349,8 @@ class ExplainResult:
         return {
             "mode": self.mode, "file": self.file, "target": self.target, "demangled": self.demangled,
             "toolchain": self.toolchain, "predicate": self.predicate, "sides": list(self.sides),
-            "baseline": self.baseline, "commands": self.commands, "gates": dataclasses.asdict(self.gates),
+            "baseline": self.baseline, "commands": self.commands, "commands_from": self.commands_from,
+            "gates": dataclasses.asdict(self.gates),
             "stages": self.stages,
             "pipelines": {s: [r.to_json() for r in runs] for s, runs in self.pipelines.items()},
             "pipeline_comparison": compare_pipelines(self) if self.mode == "source" else None,
@@ -356,8 +370,9 @@ class _SourceBuilds:
 
     stages = SOURCE_STAGES
 
-    def __init__(self, oracle: SpillOracle, content: bytes, path: str):
+    def __init__(self, oracle: SpillOracle, content: bytes, path: str, shown: ByHand | None = None):
         self.oracle, self.compiler, self.content, self.path = oracle, oracle.compiler, content, path
+        self.shown = shown
         self.target = oracle.targets[0]
         self.predicate = oracle.predicate_for(self.target)  # with the original's figures: its own
         self.sides = (LTO, NOLTO)
@@ -384,6 +399,8 @@ class _SourceBuilds:
         return Build(True, figures, c.seconds, "" if figures else f"kernel {self.target} missing", c.stderr)
 
     def by_hand(self, stage: str, opts: Sequence[str] = ()) -> str:
+        if self.shown is not None:
+            return self.shown.line(self.side(stage), self.options(stage, opts))
         cmd = self.compiler.command(self.side(stage), extra=self.options(stage, opts))
         if self.compiler.tree is not None:
             return f"(in a directory holding the file set under src/) {shlex.join(cmd)}"
@@ -826,6 +843,7 @@ def explain_file(
     cwd: str | os.PathLike | None = None,
     workdir: str | os.PathLike | None = None,
     progress: Progress | None = None,
+    by_hand: ByHand | None = None,
 ) -> ExplainResult:
     """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does).
 
@@ -836,7 +854,8 @@ def explain_file(
     bytes (a file set's with `tree`, as SpillOracle takes them). Every build runs in `workdir` (a
     temporary directory by default, removed at the end). `progress(kind, **info)` is called with
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
-    "note" (message). Raises ExplainError ("not-interesting": the verdict's reason)."""
+    "note" (message). `by_hand`: how the result names the file and its builds (by default, the
+    oracle's commands on this machine). Raises ExplainError ("not-interesting": the verdict's reason)."""
     unknown = [s for s in stages or () if s not in SOURCE_STAGES]
     if unknown:
         raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
@@ -855,12 +874,14 @@ def explain_file(
         if len(resolved.targets) != 1:
             raise ExplainError("usage", f"explain takes one target kernel; these --kernel select "
                                f"{len(resolved.targets)}: {', '.join(resolved.targets)}")
-        builds = _SourceBuilds(resolved, source, os.fspath(path))
+        builds = _SourceBuilds(resolved, source, os.fspath(path), by_hand)
         tc: Toolchain = resolved.toolchain
         target = builds.target
         gates = clang_gates(tc.clang)
-        result = ExplainResult("source", os.fspath(path), target, demangle([target], tc).get(target, target),
-                               tc.version, resolved.predicate.source, (LTO, NOLTO), {}, {}, gates, [], {}, jobs=jobs)
+        result = ExplainResult("source", by_hand.file if by_hand else os.fspath(path), target,
+                               demangle([target], tc).get(target, target), tc.version, resolved.predicate.source,
+                               (LTO, NOLTO), {}, {}, gates, [], {}, jobs=jobs,
+                               commands_from=by_hand.where if by_hand else "")
         ex = _Explainer(builds, gates, str(Path(tc.clang).resolve().parent), jobs, progress)
         result.seconds = time.monotonic() - started
         return _run(ex, result, stages, passes, dumps, search)
@@ -1062,6 +1083,8 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
 
     if result.culprits:
         w("## Where it starts\n")
+        if result.commands_from:
+            w(f"The commands below run {result.commands_from}.\n")
     for c in result.culprits:
         w(f"### {STAGE_SHORT[c.stage]}: `{c.name}`\n")
         w(f"Without it: {_figures_line(c.figures, result.baseline.get(side_of(c.stage)))}.  ")
@@ -1157,7 +1180,8 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
                     for name, n, first, last in kernel_pipeline(result.pipelines.get(LLC_STAGE, []))))
         w("```\n")
     w("## How to reproduce\n")
-    w("The builds as they are, with opt-bisect's log:\n")
+    w("The builds as they are, with opt-bisect's log" + (f", {result.commands_from}" if result.commands_from else "")
+      + ":\n")
     for stage, cmd in result.commands.items():
         w(f"- {STAGE_TITLES[stage]}:\n\n  ```sh\n  {cmd}\n  ```")
     if result.notes:

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from interestingness.bundle import Tree
 from interestingness.check import run_check
-from interestingness.explain import ExplainError, explain_file, write_explain
+from interestingness.explain import ByHand, ExplainError, explain_file, write_explain
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.script import ScriptError, ScriptOracle
 from interestingness.spill import SpillOracle, SpillSetup
@@ -136,14 +136,16 @@ def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Se
 
 
 def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,
-            bundle: Path, workdir: Path, say: Callable[[str], None]) -> Path | None:
+            bundle: Path, by_hand: ByHand, workdir: Path, say: Callable[[str], None]) -> Path | None:
     """`reduce explain` of a reduction's result (a file set of `tree`, if given), into the bundle's
-    EXPLAIN.md: which compiler passes make the difference. None, said why, when it cannot."""
+    EXPLAIN.md: which compiler passes make the difference, the builds written as the bundle has
+    them (`by_hand`). None, said why, when it cannot."""
     say("explaining the result: which compiler passes make the difference (--no-explain skips it)...")
     try:
         result = explain_file(options.file, options.flags, clang=options.clang, predicate=options.predicate,
                               kernels=list(kernels), jobs=jobs, timeout=options.timeout,
-                              hip_headers=options.hip_headers, content=content, tree=tree, workdir=workdir)
+                              hip_headers=options.hip_headers, content=content, tree=tree, workdir=workdir,
+                              by_hand=by_hand)
     except ExplainError as e:
         say(f"note: no EXPLAIN.md: {e}")
         return None

@@ -3,6 +3,7 @@ bug-report directory whose repro.sh, copied to another place, gives `reduce chec
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -163,3 +164,17 @@ def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
     assert "original, no LTO |" in readme and "orig.nolto.vgpr_total (" in readme
     assert re.search(r"nolto_vgpr_total <= \d+", (elsewhere / "repro.sh").read_text())  # the original's, a number
     assert "culprit" in (elsewhere / "EXPLAIN.md").read_text().lower()  # which compiler passes make the difference
+    # every file of the bundle speaks in its own paths: none of this machine's, none of the run's
+    for f in (f for f in elsewhere.rglob("*") if f.is_file()):
+        text = f.read_text(errors="replace")
+        assert not [p for p in (str(tmp_path), str(ROOT), str(CLANG.parent), "/usr/lib/llvm") if p in text], f
+    explained = json.loads((elsewhere / "explain.json").read_text())
+    assert explained["file"] == "k.hip" and explained["commands_from"]
+    # and EXPLAIN.md's builds run from a copy of it: the no-LTO compile with opt-bisect's log
+    line = shlex.split(explained["commands"]["nolto"])
+    assert line[0] == "clang++" and line[-1] == "k.hip" and line[line.index("-o") + 1] == "nolto.s"
+    again = tmp_path / "again"
+    shutil.copytree(elsewhere, again)
+    built = subprocess.run([str(CLANG), *line[1:]], cwd=again, capture_output=True, text=True)
+    assert built.returncode == 0 and "BISECT: running pass" in built.stderr, built.stderr[-2000:]
+    assert "_Z5spillPfPKfi" in (again / "nolto.s").read_text()

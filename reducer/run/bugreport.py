@@ -8,8 +8,10 @@ any machine with the same clang and run.
                 from the assembly with awk, prints the table and the verdict; `CLANG=... ./repro.sh`
   README.md     the differential first (the figures of the result, and of the original it was
                 reduced from), then the commands and the toolchain
+  EXPLAIN.md    `reduce explain` of the result, with explain.json and dumps/ (the run writes them
+                after this module, its builds written as `by_hand` gives them)
 
-Paths are relative to the directory; neither file names a path of the machine the run was on.
+Paths are relative to the directory; no file names a path of the machine the run was on.
 repro.sh evaluates the run's predicate itself (the original's figures it reads as numbers), so
 what it prints is what `reduce check --against ORIGINAL` says of the result.
 """
@@ -18,9 +20,11 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from interestingness.explain import ByHand
 from interestingness.hip_headers import SHIM_DIR
 from interestingness.metrics import METRICS
 from interestingness.path_flags import path_flags
@@ -43,8 +47,7 @@ def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, byt
         (out / name).write_bytes(text)
     copied = _copy_headers(out, result_report)
     main = files[0][0]
-    flags = [*result_report["hip_headers"]["flags"], *_portable(result_report["flags"]),
-             *(["-I", "include"] if copied else [])]
+    flags = _flags(result_report)
     predicate = Predicate(result_report["predicate"])
     # each kernel's predicate reads its original's figures; without an original, its own
     kernels = [(k["name"], predicate.bind({s: k["original"][s] for s in ("lto", "nolto")}) if k.get("original")
@@ -56,20 +59,40 @@ def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, byt
     return out
 
 
-def _copy_headers(out: Path, report: dict[str, Any]) -> list[str]:
-    """Copy into include/ what the result reads that a reviewer lacks: the shim's headers and the
-    user's own (placed relative to the include directory they were found in)."""
-    copied = []
+def by_hand(report: dict[str, Any], files: list[tuple[str, bytes]]) -> ByHand:
+    """How the bundle's EXPLAIN.md names the result and writes its builds: the bundle's own file,
+    clang++ and flags relative to the bundle, as repro.sh builds it (no path of this machine)."""
+    main, flags = files[0][0], _flags(report)
+    return ByHand(main, lambda side, extra: "clang++ " + shlex.join(_commands(main, flags, extra)[side]),
+                  "from the bug report's directory, with clang++ the toolchain above")
+
+
+def _flags(report: dict[str, Any]) -> list[str]:
+    """The result's flags in the bundle: the HIP headers' mode, the user's portable flags, and
+    include/ when the bundle has headers there."""
+    return [*report["hip_headers"]["flags"], *_portable(report["flags"]),
+            *(["-I", "include"] if _headers(report) else [])]
+
+
+def _headers(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(header, its path under include/) for what the result reads that a reviewer lacks: the
+    shim's headers and the user's own (placed relative to the include directory they were found in)."""
+    out = []
     for h in report["headers"]:
         if h["from"] == "shim":
-            rel = os.path.relpath(h["header"], SHIM_DIR)
+            out.append((h["header"], os.path.relpath(h["header"], SHIM_DIR)))
         elif h["from"] == "yours":
-            rel = _relative_to_user_dir(h["header"], report["flags"])
-        else:
-            continue
+            out.append((h["header"], _relative_to_user_dir(h["header"], report["flags"])))
+    return out
+
+
+def _copy_headers(out: Path, report: dict[str, Any]) -> list[str]:
+    """Copy the headers a reviewer lacks into include/ (`_headers`); their paths in the bundle."""
+    copied = []
+    for header, rel in _headers(report):
         target = out / "include" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(h["header"], target)
+        shutil.copyfile(header, target)
         copied.append(f"include/{rel}")
     return copied
 
@@ -94,11 +117,12 @@ def _portable(flags: list[str]) -> list[str]:
     return out
 
 
-def _commands(main: str, flags: list[str]) -> dict[str, list[str]]:
+def _commands(main: str, flags: list[str], extra: Sequence[str] = ()) -> dict[str, list[str]]:
+    """Both sides' builds of `main` (clang's arguments), `extra` options after the flags."""
     base = ["-x", "hip", *flags]
-    return {"lto": [*base, "-foffload-lto=full", "--offload-device-only", "--no-gpu-bundle-output", "-c",
+    return {"lto": [*base, "-foffload-lto=full", "--offload-device-only", "--no-gpu-bundle-output", *extra, "-c",
                     "-Xoffload-linker", "--lto-emit-asm", "-o", "lto.s", main],
-            "nolto": [*base, "-fno-offload-lto", "--offload-device-only", "--no-gpu-bundle-output", "-S",
+            "nolto": [*base, "-fno-offload-lto", "--offload-device-only", "--no-gpu-bundle-output", *extra, "-S",
                       "-o", "nolto.s", main]}
 
 

@@ -270,7 +270,7 @@ class _Session:
                     bundle = bugreport.write(wd, state.metrics.result, files)
                     if config.explain and code == 0:
                         oracles.explain(config, subject.tree, result, targets, config.jobs, bundle,
-                                        wd.path / "tmp", ui.say)
+                                        bugreport.by_hand(state.metrics.result, files), wd.path / "tmp", ui.say)
                     ui.say(f"bug report: {bundle}/")
                 self._save(outcome)
             report = write_report(wd)

@@ -261,7 +261,11 @@ class SpillSetup:
         compiler = dataclasses.replace(compiler, pch=settings.get("pch", False),
                                        shared_front_end=settings.get("shared_front_end", False))
         sanitized = settings.get("sanitizer") if self.ub_guard else None
-        return SpillOracle(compiler, self.predicate,
+        # the predicate the run started with: a default changed since (issue 42's size clause) must
+        # not change a resumed run, whose original's figures are those that predicate read
+        recorded = settings.get("predicate")
+        predicate = self.predicate if recorded is None else Predicate(recorded, self.predicate.sides)
+        return SpillOracle(compiler, predicate,
                            settings["targets"], kernels=self.kernels,
                            uninitialized=self.compiler.uninitialized(original) if self.ub_guard else None,
                            loop_targets=settings.get("loop_targets", ()),
@@ -401,8 +405,9 @@ class SpillOracle:
 
     def settings(self) -> dict[str, Any]:
         """What resolving decided, for `SpillSetup.restore` in a resumed run."""
-        return {"targets": list(self.targets), "loop_targets": list(self.loop_targets),
-                "init_guard": self.init_guard, "lean_shim": self.compiler.hip_headers.is_lean, "pch": self.compiler.pch,
+        return {"targets": list(self.targets), "predicate": self.predicate.source,
+                "loop_targets": list(self.loop_targets), "init_guard": self.init_guard,
+                "lean_shim": self.compiler.hip_headers.is_lean, "pch": self.compiler.pch,
                 "shared_front_end": self.compiler.shared_front_end, "original_figures": self.original_figures,
                 "sanitizer": None if self.sanitized is None else {t: p.to_json() for t, p in self.sanitized.items()}}
 

@@ -306,3 +306,15 @@ def test_a_refused_candidate_names_the_false_clause_not_an_unknown_one(tmp_path,
     grown = v.details["kernels"][o.targets[0]][LTO]["instructions"]
     assert v.reason == (f"predicate false for {o.targets[0]}: lto.instructions <= orig.lto.instructions "
                         f"[lto.instructions={grown}, orig.lto.instructions=1242]")
+
+
+def test_a_resumed_run_keeps_the_predicate_it_started_with(tmp_path):
+    """A default predicate that changes between two sessions (issue 42 added a clause reading
+    another of the original's figures) does not change a resumed run: its settings say which."""
+    o = oracle(tmp_path, "lto.spill_ops > 0 and nolto.vgpr_total <= orig.nolto.vgpr_total").resolve(SPILLY)
+    later = oracle(tmp_path, "lto.spill_ops > 0 and lto.instructions <= orig.lto.instructions")
+    restored = later.restore(o.settings(), SPILLY)
+    assert restored.predicate.source == o.predicate.source and restored.identity() == o.identity()
+    assert restored.test(SPILLY).interesting
+    assert later.restore({k: v for k, v in o.settings().items() if k != "predicate"}, SPILLY).predicate.source == (
+        later.predicate.source)  # settings of a run from before they recorded it

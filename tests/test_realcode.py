@@ -58,3 +58,12 @@ def test_build_from_the_snapshot(path, tmp_path):
         assert (out / f["path"]).is_file(), f["path"]
     for g in m.get("generated", []):
         assert (out / g["path"]).is_file(), g["path"]
+
+
+def test_an_input_is_named_by_its_manifest(tmp_path):
+    for path in MANIFESTS:
+        name = json.loads(path.read_text())["name"]
+        assert build_input.manifest_path(name) == path  # the file is named after the input
+    other = tmp_path / "m.json"
+    other.write_text("{}")
+    assert build_input.manifest_path(str(other)) == other

@@ -30,6 +30,7 @@ the same way from the recorded template and values.
     python benchmarks/realcode/build_input.py benchmarks/realcode/ck_conv_fwd.json -o /tmp/ck
     python benchmarks/realcode/build_input.py --list-files M.json   # re-derive the file list (clang -H)
     python benchmarks/realcode/build_input.py --check               # and run `reduce check` on it
+    python benchmarks/realcode/build_input.py --check ck_tile_gemm_fp16_256x256x32   # one input, by name
 
 `--list-files` extracts the whole listed trees (`trees` in the manifest) at the commit into a
 temporary directory, preprocesses the reproducer there with the manifest's flags and `-H` (device side,
@@ -209,17 +210,29 @@ def list_files(manifest: dict, git_dir: Path | None) -> list[dict]:
         return [{"path": r, "blob": ids[r]} for r in sorted(rel)]
 
 
+def manifest_path(arg: str) -> Path:
+    """A manifest's path, or an input's name for the manifest of that name here."""
+    path = Path(arg)
+    if not path.exists() and (HERE / f"{arg}.json").exists():
+        return HERE / f"{arg}.json"
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("manifests", nargs="*", type=Path, help="default: every benchmarks/realcode/*.json")
+    ap.add_argument("manifests", nargs="*", type=manifest_path,
+                    help="manifest files or input names (NAME for benchmarks/realcode/NAME.json); "
+                         "default: every benchmarks/realcode/*.json")
     ap.add_argument("-o", "--out", type=Path,
                     help=f"case directory (one manifest), default {DEFAULT_OUT.relative_to(ROOT)}/NAME")
     ap.add_argument("--git-dir", type=Path, help="git directory holding the commit "
                                                  "(default: /work/.mirror/OWNER+NAME/repo)")
     ap.add_argument("--list-files", action="store_true", help="print the file list the reproducer needs, and stop")
-    ap.add_argument("--check", action="store_true", help="run `reduce check` on the built case")
+    ap.add_argument("--check", action="store_true",
+                    help="run `reduce check` on the built case (exit status 1 when one is not interesting)")
     args = ap.parse_args()
     manifests = args.manifests or sorted(HERE.glob("*.json"))
+    failed = 0
     if args.out and len(manifests) != 1:
         raise SystemExit("--out takes one manifest")
     for path in manifests:
@@ -235,7 +248,10 @@ def main() -> None:
             cmd = [sys.executable, "-m", "reducer.cli", "check", str(out / "repro.hip")]
             if manifest.get("predicate"):
                 cmd += ["--predicate", manifest["predicate"]]
-            subprocess.run([*cmd, "--", *flags_for(manifest, out)], env={**os.environ, "PYTHONPATH": str(ROOT)})
+            run = subprocess.run([*cmd, "--", *flags_for(manifest, out)], env={**os.environ, "PYTHONPATH": str(ROOT)})
+            failed += run.returncode != 0
+    if failed:
+        raise SystemExit(f"{failed} input(s) not interesting under `reduce check`")
 
 
 if __name__ == "__main__":

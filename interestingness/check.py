@@ -12,7 +12,7 @@ from typing import Any
 from interestingness import ubsan
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
-from interestingness.metrics import METRICS, demangle
+from interestingness.metrics import METRICS, KernelAsm, call_graphs, demangle, function_figures
 from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.spill import SpillSetup, base_name, focused
 
@@ -61,13 +61,16 @@ def run_check(
     headers = [{"header": h, "from": hip.origin(h, mine)} for h in setup.compiler.headers(source)]
     all_kernels = m.kernel_names()
     selected = ([k for found in setup.match(m, names).values() for k in found] if names else all_kernels)
-    plain = demangle(all_kernels, setup.toolchain)
+    graphs = {side: {g.name: g for g in call_graphs(c.asm)} if c.ok else {} for side, c in m.compiled.items()}
+    called = {f.name for side in SIDES for g in graphs[side].values() for f in g.reached}
+    plain = demangle([*all_kernels, *sorted(called - set(all_kernels))], setup.toolchain)
     sanitized = setup.sanitized(source) if ub_guard else (None, "")
     orig_sanitized = orig_setup.sanitized(orig_source) if ub_guard and original is not None else (None, "")
     kernels: list[dict[str, Any]] = []
     for k in all_kernels:
         entry: dict[str, Any] = {"name": k, "demangled": plain[k], "selected": k in selected,
-                                 **{side: (m.metrics[side] or {}).get(k) for side in SIDES}}
+                                 **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
+                                 "call_graph": {side: _call_graph(graphs[side].get(k), plain) for side in SIDES}}
         tables = None
         if original is not None:
             match = _match(k, original.kernel_names())
@@ -115,6 +118,16 @@ def run_check(
     }
 
 
+def _call_graph(graph: KernelAsm | None, plain: dict[str, str]) -> dict[str, Any] | None:
+    """What a kernel's figures were summed over, when it calls anything: each function of its call
+    graph with its own figures (the kernel first), the called symbols the build does not define
+    and the calls through a computed address (neither's code is counted)."""
+    if graph is None or (not graph.reached and graph.complete):
+        return None
+    return {"functions": [{"name": n, "demangled": plain.get(n, n), "figures": f} for n, f in function_figures(graph)],
+            "undefined": list(graph.undefined), "indirect": graph.indirect}
+
+
 def _match(kernel: str, originals: Sequence[str]) -> str | None:
     """The original's kernel a kernel of a reduction comes from: the same mangled name, or else
     the only one of the same base name (a reduction renames: an instantiated template, a
@@ -160,6 +173,8 @@ def format_check(report: dict[str, Any]) -> str:
                 c, d = ((k["original"][side] or {}).get(m.name) for side in SIDES)
                 row += f" || {_cell(c):>9} | {_cell(d):<10}"
             lines.append(row + mark)
+        for side in SIDES:
+            lines += _call_graph_lines(side, (k.get("call_graph") or {}).get(side))
         lines.append(f"  -> {'interesting' if k['interesting'] else 'not interesting: ' + k['reason']}")
         if k.get("ub_guard") is not None:
             lines.append(f"  sanitizer checks: {ubsan.Profile.from_json(k['ub_guard']).describe()}")
@@ -185,6 +200,31 @@ def format_check(report: dict[str, Any]) -> str:
         lines.append(f"with -ftrivial-auto-var-init={mode}: " + (f"{diff}: reads an automatic variable before "
                      "writing it" if diff else "the same code (LTO side), so the same verdict"))
     return "\n".join(lines)
+
+
+# the figures shown per function of a call graph (the JSON has every metric)
+_GRAPH_COLUMNS = ("instructions", "mfma", "scratch_ops", "spill_ops", "loop_spill_ops", "vmcnt0", "vgpr_spills",
+                  "calls", "vgpr", "scratch_size")
+
+
+def _call_graph_lines(side: str, graph: dict[str, Any] | None) -> list[str]:
+    if graph is None:
+        return []
+    functions = graph["functions"]
+    lines = [f"  {side}: the counts above are summed over the kernel and the {len(functions) - 1} function(s) it "
+             "calls,",
+             "    VGPRs, AGPRs, SGPRs and ScratchSize are the kernel's (they cover its callees); each function alone:"]
+    labels = {m.name: m.label for m in METRICS}
+    widths = [max(len(labels[c]), 5) for c in _GRAPH_COLUMNS]
+    lines.append("    " + "  ".join(f"{labels[c]:>{w}}" for c, w in zip(_GRAPH_COLUMNS, widths)) + "  function")
+    for i, f in enumerate(functions):
+        cells = "  ".join(f"{_cell(f['figures'].get(c)):>{w}}" for c, w in zip(_GRAPH_COLUMNS, widths))
+        lines.append(f"    {cells}  {f['demangled']}" + (" (the kernel itself)" if i == 0 else ""))
+    if graph["undefined"]:
+        lines.append(f"    not in the code object, not counted: {', '.join(graph['undefined'])}")
+    if graph["indirect"]:
+        lines.append(f"    {graph['indirect']} indirect call(s) (a computed address): their targets are not counted")
+    return lines
 
 
 def _cell(v: Any) -> str:

@@ -539,7 +539,8 @@ class Build:
     def _memo_key(self, side: str) -> str:
         """Everything but the bitcode that decides what `side`'s pipelines make of it."""
         c = self.compiler
-        return json.dumps({"memo": "shared-front-end/1", "side": side,
+        # 2: summaries whose figures cover each kernel's call graph
+        return json.dumps({"memo": "shared-front-end/2", "side": side,
                            "pipeline": c.shared_commands(self.extra).pipelines[side],
                            "toolchain": c.toolchain.identity(), "env": dict(c.env)}, sort_keys=True)
 

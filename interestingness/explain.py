@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from joblib import Parallel, delayed
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO
 from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
-from interestingness.metrics import Metrics, analyse, demangle
+from interestingness.metrics import Metrics, call_graphs, demangle, figures
 from interestingness.predicates import DEFAULT_EFFECT, Predicate
 from interestingness.process import run
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
@@ -168,10 +168,13 @@ class PassRun:
         return {"index": self.index, "name": self.name, "on": self.on, "ran": self.ran, "kernel": self.kernel}
 
 
-def parse_log(text: str, kernel: str) -> list[PassRun]:
-    """The pass executions of opt-bisect's (or OptDisable's) log in `text`, for target `kernel`. A
-    legacy loop pass's line says only "loop": it belongs to the function the last function-level
-    line named (the legacy codegen pipeline runs all its passes function by function)."""
+def parse_log(text: str, kernel: str | Collection[str]) -> list[PassRun]:
+    """The pass executions of opt-bisect's (or OptDisable's) log in `text`, for target `kernel`
+    (its name, or the names of its call graph: an execution on a function the kernel calls counts
+    as one on the kernel). A legacy loop pass's line says only "loop": it belongs to the function
+    the last function-level line named (the legacy codegen pipeline runs all its passes function by
+    function)."""
+    names = frozenset([kernel] if isinstance(kernel, str) else kernel)
     runs: list[PassRun] = []
     last: str | None = None
     for line in text.splitlines():
@@ -181,7 +184,7 @@ def parse_log(text: str, kernel: str) -> list[PassRun]:
             skipped, index, name, on = m.group(1), None, m.group(2), m.group(3)
         else:
             continue
-        function, on_kernel = _target(on, kernel, last)
+        function, on_kernel = _target(on, names, last)
         if function is not None and on != "loop":
             last = function
         runs.append(PassRun(index, name, on, not skipped, function, on_kernel))
@@ -194,17 +197,17 @@ def _indices(log: Sequence[PassRun], name: str) -> list[int]:
     return [r.index for r in log if r.name == name and r.index is not None]
 
 
-def _target(on: str, kernel: str, last: str | None) -> tuple[str | None, bool]:
+def _target(on: str, kernel: frozenset[str], last: str | None) -> tuple[str | None, bool]:
     if on == "[module]" or on.startswith("module ("):
         return None, True
     if on == "loop":
-        return last, last == kernel
+        return last, last in kernel
     if m := re.match(r"^loop .* in function (\S+)$", on):
-        return m.group(1), m.group(1) == kernel
+        return m.group(1), m.group(1) in kernel
     if m := re.match(r"^(?:function )?\((.*)\)$", on):
         names = [n.strip() for n in m.group(1).split(",")]
-        return (names[0] if len(names) == 1 else None), kernel in names
-    return on, on == kernel
+        return (names[0] if len(names) == 1 else None), bool(kernel.intersection(names))
+    return on, on in kernel
 
 
 def pass_names(runs: Sequence[PassRun]) -> list[str]:
@@ -235,6 +238,19 @@ class Build:
     seconds: float
     failure: str = ""
     log: str = ""  # the compiler's stderr: the gate's log, the IR dumps
+    functions: tuple[str, ...] = ()  # the target's call graph in this build, the kernel first
+
+    def on(self, target: str) -> tuple[str, ...]:
+        """The functions whose pass executions count as the target's: its call graph's."""
+        return self.functions or (target,)
+
+
+def _target_build(asm: Sequence[str], target: str, seconds: float, log: str) -> Build:
+    """A build's figures of `target` (metrics over its call graph) and the functions they cover."""
+    graph = by_target({g.name: g for g in call_graphs(asm)}, [target]).get(target)
+    if graph is None:
+        return Build(True, None, seconds, f"kernel {target} missing", log)
+    return Build(True, figures(graph), seconds, "", log, tuple(f.name for f in graph.functions))
 
 
 @dataclass
@@ -395,8 +411,7 @@ class _SourceBuilds:
                 break
         if not c.ok:
             return Build(False, None, c.seconds, f"{c.failure}: {c.message}", c.stderr)
-        figures = by_target(analyse(c.asm), [self.target]).get(self.target)
-        return Build(True, figures, c.seconds, "" if figures else f"kernel {self.target} missing", c.stderr)
+        return _target_build(c.asm, self.target, c.seconds, c.stderr)
 
     def by_hand(self, stage: str, opts: Sequence[str] = ()) -> str:
         if self.shown is not None:
@@ -436,8 +451,7 @@ class _IrBuilds:
         if res.timed_out or res.returncode != 0:
             why = f"timeout after {self.oracle.timeout:g}s" if res.timed_out else _first_lines(res.stderr)
             return Build(False, None, res.seconds, f"error: {why}", res.stderr)
-        figures = analyse([res.stdout]).get(self.target)
-        return Build(True, figures, res.seconds, "" if figures else f"kernel {self.target} missing", res.stderr)
+        return _target_build([res.stdout], self.target, res.seconds, res.stderr)
 
     def by_hand(self, stage: str, opts: Sequence[str] = ()) -> str:
         return f"{shlex.join(self.command(opts)[:-1])} {shlex.quote(os.path.abspath(self.path))}"
@@ -509,7 +523,7 @@ class _Explainer:
     def ablate(self, job: tuple[str, str, list[PassRun], dict]) -> Ablation:
         stage, name, log, base = job
         build = self.build(stage, self.disable_options(name, log))
-        runs = parse_log(build.log, self.b.target)
+        runs = parse_log(build.log, build.on(self.b.target))
         skipped = [r for r in runs if not r.ran]
         note = ""
         if not self.gates.disable and any(r.name != name for r in skipped):
@@ -564,7 +578,7 @@ class _Explainer:
     def skip_build(self, stage: str, indices: Sequence[int]) -> tuple[Build, bool]:
         """A build that skips exactly the executions at `indices`; whether its log says it did."""
         build = self.build(stage, [f"-opt-bisect={skip_intervals(indices)}"])
-        skipped = {r.index for r in parse_log(build.log, self.b.target) if not r.ran}
+        skipped = {r.index for r in parse_log(build.log, build.on(self.b.target)) if not r.ran}
         return build, skipped == set(indices)
 
     def lost_exactly(self, stage: str, build: Build, exact: bool, base: dict) -> bool:
@@ -599,7 +613,7 @@ class _Explainer:
         chosen = next((r for r in runs if r.index in culprit.enough), None) or \
             next((r for r in together if r.kernel), None) or next(iter(together), None) or \
             next((r for r in runs if r.kernel), None) or runs[0]
-        function = chosen.function if chosen.function and not chosen.kernel else self.b.target
+        function = chosen.function or self.b.target  # a helper, a callee, the kernel; a module or SCC: the kernel
         arg = legacy_arguments(self.bindir).get(culprit.name, culprit.name)
         d = Dump(chosen.index, function, arg)
         build = self.build(culprit.stage, [f"-print-before={arg}", f"-print-after={arg}",
@@ -752,7 +766,7 @@ def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str] | None, pa
         base.setdefault(b.side(stage), build.figures)
         if base[b.side(stage)] != build.figures:
             ex.note(f"the {STAGE_TITLES[stage]}'s log build gave other figures than the first one of its side")
-        result.pipelines[stage] = parse_log(build.log, b.target)
+        result.pipelines[stage] = parse_log(build.log, build.on(b.target))
         result.commands[stage] = b.by_hand(stage, ["-opt-bisect-limit=-1"])
     if isinstance(b, _IrBuilds) and b.oracle.differential:
         base[ALT] = b.build(LLC_STAGE, [], side=ALT).figures

@@ -38,8 +38,9 @@ from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdic
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
 # its test's alone, the init guard's confirmation a record of its own (before, a confirmed verdict);
-# 6: the UB guard's sanitizer checks, and the original's figures the predicate reads (orig.SIDE.METRIC)
-IDENTITY_VERSION = "spill-differential/6"
+# 6: the UB guard's sanitizer checks, and the original's figures the predicate reads (orig.SIDE.METRIC);
+# 7: a kernel's figures cover its call graph (the functions it calls were not counted)
+IDENTITY_VERSION = "spill-differential/7"
 INIT_MODES = ("zero", "pattern")  # -ftrivial-auto-var-init values of the init guard
 
 

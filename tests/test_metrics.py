@@ -10,7 +10,7 @@ import pytest
 from kernels import pressure
 
 from interestingness.compile import LTO, OBJ_OUT, SIDES, Compiler, prepare_flags
-from interestingness.metrics import METRIC_NAMES, METRICS, analyse, demangle
+from interestingness.metrics import METRIC_NAMES, METRICS, KernelAsm, analyse, call_graphs, demangle, figures
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
 
@@ -128,6 +128,9 @@ def test_figures_equal_object(built, source, side):
         assert got["scratch_ops"] == sum(m.startswith("scratch_") for m in mnemonics), kernel
         assert got["vmcnt0"] == sum(m == "s_waitcnt" and "vmcnt(0)" in i for m, i in zip(mnemonics, body))
         assert 1 <= got["occupancy"] <= 8
+    # what a called function's spill count is read from (its Folded Spill stores), on every kernel the metadata's
+    for k in call_graphs(asm.asm):
+        assert figures(KernelAsm(k.function, {}))["vgpr_spills"] == int(notes[k.name]["vgpr_spill_count"]), k.name
 
 
 def test_lto_partitions_all_read(built):

@@ -6,11 +6,12 @@ a result."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 
 from interestingness.ir import ALT, LLC, IrOracle
-from interestingness.metrics import parse_kernels
+from interestingness.metrics import FunctionAsm, parse_kernels
 from interestingness.process import run
 
 PREFIXES = {LLC: "CHECK", ALT: "ALT"}
@@ -33,18 +34,34 @@ def lit_test(oracle: IrOracle, module_text: str, asm: dict[str, str]) -> str:
 
 def check_lines(prefix: str, kernel: str, asm: str) -> list[str]:
     """In output order: the kernel's label, its first spill store (or that there is none), the end
-    of its body, ScratchSize, the metadata's VGPR spill count."""
-    body = next(k for k in parse_kernels(asm) if k.name == kernel)
-    spill = next((i for i in body.body if "Folded Spill" in i.comment), None)
-    scratch = int(body.info.get("ScratchSize", "0"))
-    spills = int(body.meta.get("vgpr_spill_count", "0"))
-    return [
-        f"; {prefix}-LABEL: {{{{^}}}}{kernel}:",
-        f"; {prefix}: {spill.mnemonic} {{{{.*}}}} Folded Spill" if spill else f"; {prefix}-NOT: Folded Spill",
-        f"; {prefix}: {{{{^}}}}.Lfunc_end",
-        f"; {prefix}: ; ScratchSize: " + (_NONZERO if scratch else "0{{$}}"),
-        f"; {prefix}: .vgpr_spill_count: " + (_NONZERO if spills else "0{{$}}"),
-    ]
+    of its body, ScratchSize, the metadata's VGPR spill count. When the spill code is a function's
+    the kernel calls (and not the kernel's own), that function's label, first spill store and end
+    too, where the output has them."""
+    graph = next(k for k in parse_kernels(asm) if k.name == kernel)
+    spiller = next((f for f in graph.functions if any("Folded Spill" in i.comment for i in f.body)), graph.function)
+    scratch = int(graph.info.get("ScratchSize", "0"))
+    spills = int(graph.meta.get("vgpr_spill_count", "0"))
+    blocks = {kernel: [*_function_lines(prefix, spiller if spiller is graph.function else None, kernel),
+                       f"; {prefix}: ; ScratchSize: " + (_NONZERO if scratch else "0{{$}}")]}
+    if spiller is not graph.function:
+        blocks[spiller.name] = _function_lines(prefix, spiller, spiller.name)
+    order = sorted(blocks, key=lambda name: _label_at(asm, name))
+    return [*(line for name in order for line in blocks[name]),
+            f"; {prefix}: .vgpr_spill_count: " + (_NONZERO if spills else "0{{$}}")]
+
+
+def _function_lines(prefix: str, spiller: FunctionAsm | None, name: str) -> list[str]:
+    """A function's label, its first spill store (`spiller`: the function, when it spills) or
+    that it has none, and its end."""
+    spill = next((i for i in spiller.body if "Folded Spill" in i.comment), None) if spiller else None
+    return [f"; {prefix}-LABEL: {{{{^}}}}{name}:",
+            f"; {prefix}: {spill.mnemonic} {{{{.*}}}} Folded Spill" if spill else f"; {prefix}-NOT: Folded Spill",
+            f"; {prefix}: {{{{^}}}}.Lfunc_end"]
+
+
+def _label_at(asm: str, name: str) -> int:
+    m = re.search(rf'^"?{re.escape(name)}"?:', asm, re.M)
+    return m.start() if m else len(asm)
 
 
 def verify(path: Path, bindir: str, timeout: float = 300.0) -> str | None:

@@ -177,9 +177,27 @@ def _assignments() -> str:
 
 
 # One kernel's figures from AMDGPU assembly, in METRICS order, "-" where the asm does not say;
-# the same reading as interestingness/metrics.py, in awk.
+# the same reading as interestingness/metrics.py, in awk: every function's counts, its calls
+# (the symbol whose address the called SGPR pair holds, and the callees of its `.set F.num_vgpr`),
+# then the sums over the functions the kernel reaches, a call resolved in the caller's file first.
 METRICS_AWK = r"""
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+function sreg(op) { op = trim(op); if (op !~ /^s(\[[0-9]+:[0-9]+\]|[0-9]+)$/) return ""
+  gsub(/[^0-9:]/, "", op); HI = op; sub(/.*:/, "", HI); sub(/:.*/, "", op); return op + 0 }
+function call(t) { ncall[fn]++; callt[fn, ncall[fn]] = t }
+function endfn(   i, j) {
+  for (i = 1; i <= n; i++) if (spill[i]) for (j = i; j <= n; j++)
+    if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp[fn]++; break }
+  split("", label); split("", held); split("", got); body = 0
+}
+function lookup(t, file) {
+  if ((file, t) in defined) return file SUBSEP t
+  if ((t in globfile) && ((globfile[t], t) in defined)) return globfile[t] SUBSEP t
+  return ""
+}
+function resolve(t, file,   r) { r = lookup(t, file); if (r == "" && t ~ /^\.L/) r = lookup(substr(t, 3), file); return r }
+function reach(g) { if (g != "" && !(g in seen)) { seen[g] = 1; q[++qn] = g } }
+FNR == 1 { if (body) endfn(); meta = 0; info = 0 }
 /^[ \t]*\.amdgpu_metadata/ { meta = 1; next }
 /^[ \t]*\.end_amdgpu_metadata/ { meta = 0; next }
 meta {
@@ -191,35 +209,65 @@ meta {
   }
   next
 }
-body && /^\.Lfunc_end[0-9]+:/ { body = 0; next }
+body && /^\.Lfunc_end[0-9]+:/ { endfn(); next }
 body {
   code = $0; comment = ""
   c = index(code, ";"); if (c) { comment = substr(code, c + 1); code = substr(code, 1, c - 1) }
   code = trim(code)
   if (code ~ /^"?[^ \t":;]+"?:$/) { code = substr(code, 1, length(code) - 1); gsub(/"/, "", code); label[code] = n; next }
   if (code == "" || substr(code, 1, 1) == ".") next
-  n++; split(code, f, /[ \t]+/); mn[n] = f[1]
-  ops = trim(substr(code, length(f[1]) + 1)); split(ops, o, ","); target[n] = trim(o[1])
-  spill[n] = (comment ~ /Folded Spill|Folded Reload/)
-  if (mn[n] ~ /^scratch_/) scratch++
-  if (mn[n] ~ /^v_mfma/) mfma++
-  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0++
+  n++; split(code, f, /[ \t]+/); mn[n] = f[1]; ins[fn]++
+  ops = trim(substr(code, length(f[1]) + 1)); split("", o); split(ops, o, ","); target[n] = trim(o[1])
+  spill[n] = (comment ~ /Folded Spill|Folded Reload/); sp[fn] += spill[n]
+  if (match(comment, /[0-9]+-byte Folded Spill/)) dw[fn] += int((substr(comment, RSTART) + 0) / 4)
+  if (mn[n] ~ /^scratch_/) scratch[fn]++
+  if (mn[n] ~ /^v_mfma/) mfma[fn]++
+  if (mn[n] == "s_waitcnt" && ops ~ /vmcnt\(0\)/) vm0[fn]++
+  if (mn[n] == "s_call_b64") { t = trim(o[2]); sub(/@.*/, "", t); sub(/\+.*/, "", t); gsub(/"/, "", t); call(t) }
+  else if (mn[n] == "s_swappc_b64") { r = sreg(o[2]); call((r != "" && (r in held) && !got[r]) ? held[r] : "") }
+  else if (mn[n] == "s_setpc_b64") { r = sreg(o[1]); if (r != "" && (r in held) && !got[r]) call(held[r]) }
+  else if ((r = sreg(o[1])) != "") {
+    hi = HI + 0; s = (2 in o) ? sreg(o[2]) : ""
+    if (match(ops, /[^ \t,"@]+"?@(rel32|gotpcrel32|abs32)@lo/)) {
+      a = substr(ops, RSTART, RLENGTH); got[r] = (a ~ /@gotpcrel32@lo/); sub(/"?@.*/, "", a); held[r] = a
+    } else if (ops ~ /@hi/) { }
+    else if (mn[n] ~ /^s_load_dwordx2/ && s != "" && (s in held) && got[s]) { held[r] = held[s]; got[r] = 0 }
+    else if (mn[n] ~ /^s_mov_b/ && s != "" && (s in held)) { held[r] = held[s]; got[r] = got[s] }
+    else for (i = r; i <= hi; i++) { delete held[i]; delete got[i] }
+  }
   next
 }
-/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name; if (name == K) body = 1; next }
+/^[ \t]*\.type[ \t]/ && /@function/ { t = $2; sub(/,.*/, "", t); gsub(/"/, "", t); typed[FILENAME, t] = 1 }
+/^[ \t]*\.(globl|weak)[ \t]/ { t = $2; gsub(/"/, "", t); globfile[t] = FILENAME }
+/^[ \t]*\.set[ \t]/ && /\.num_vgpr[ \t]*,/ {
+  t = $2; sub(/\.num_vgpr,?$/, "", t); gsub(/"/, "", t); sub(/^\.L/, "", t); rest = $0; sub(/^[^,]*,/, "", rest)
+  while (match(rest, /[^ \t,()"]+\.num_vgpr/)) {
+    key = FILENAME SUBSEP t; setc[key, ++nset[key]] = substr(rest, RSTART, RLENGTH - 9); rest = substr(rest, RSTART + RLENGTH)
+  }
+}
+/^"?[^ \t.;"][^ \t:;"]*"?:/ { name = $0; sub(/:.*/, "", name); gsub(/"/, "", name); last = name
+  if ((FILENAME, name) in typed || name == K) { fn = FILENAME SUBSEP name; defined[fn] = 1; body = 1; n = 0
+    if (name == K && kfile == "") kfile = FILENAME }
+  next }
 /^; Kernel info:/ { info = (last == K); next }
 info && /^;/ { if (match($0, /^; NumVgprs: [0-9]+/)) vgpr = substr($0, 13) + 0
                if (match($0, /^; Occupancy: [0-9]+/)) occ = substr($0, 14) + 0; next }
 { info = 0 }
 function v(key) { return ((mine, key) in M) ? M[mine, key] + 0 : "-" }
 END {
-  for (i = 1; i <= n; i++) { sp += spill[i]
-    if (spill[i]) for (j = i; j <= n; j++)
-      if (mn[j] ~ /^s_c?branch/ && (target[j] in label) && label[target[j]] < i && label[target[j]] <= j) { lsp++; break } }
+  if (body) endfn()
+  if (kfile != "") reach(kfile SUBSEP K)
+  for (h = 1; h <= qn; h++) {
+    g = q[h]; split(g, part, SUBSEP); dws += (h > 1) ? dw[g] : 0
+    TS += scratch[g]; SP += sp[g]; LS += lsp[g]; MF += mfma[g]; VM += vm0[g]; IN += ins[g]; CA += ncall[g]
+    for (i = 1; i <= ncall[g]; i++) if (callt[g, i] != "") reach(resolve(callt[g, i], part[1]))
+    for (i = 1; i <= nset[g]; i++) reach(resolve(setc[g, i], part[1]))
+  }
   if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
-  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %s\n", scratch, sp, lsp, mfma, vm0, (vgpr == "" ? "-" : vgpr),
-    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), v("vgpr_spill_count"),
-    v("sgpr_spill_count"), n, (occ == "" ? "-" : occ)
+  vs = v("vgpr_spill_count"); if (vs != "-") vs += dws
+  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %d %s\n", TS, SP, LS, MF, VM, (vgpr == "" ? "-" : vgpr),
+    v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), vs,
+    (qn > 1 ? "-" : v("sgpr_spill_count")), IN, CA, (occ == "" ? "-" : occ)
 }
 """  # noqa: E501 (awk lines of repro.sh, kept as they are)
 

@@ -19,11 +19,13 @@ from interestingness.compile import LTO, NOLTO, OBJ_OUT, SIDES, Compiler, prepar
 from interestingness.explain import parse_log
 from interestingness.ir import IrOracle, find_llvm_tools
 from interestingness.metrics import METRIC_NAMES, analyse, call_graphs
+from interestingness.predicates import Predicate
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
 from reducer.ir.lit import lit_test, verify
 
-CASE = ROOT / "corpora" / "callee_spill_neg"
+CASE = ROOT / "corpora" / "callee_lto_pos"  # full LTO leaves the GEMM a call, the no-LTO build inlines it
+BOTH = ROOT / "corpora" / "callee_spill_neg"  # __noinline__: a call on both sides
 
 # A chain (kernel -> mid -> leaf, leaf called twice), a callee two kernels share, a call through
 # a function pointer read from memory, and a kernel that calls nothing.
@@ -176,10 +178,16 @@ def test_the_shapes_of_the_graph(built, side):
     figures = analyse(out["graph", side][0])
     assert [figures[k]["calls"] for k in ("_Z5chainPf", "_Z6directPf", "_Z8indirectPfi", "_Z5plainPf")] == [3, 1, 1, 0]
     assert graphs["_Z8indirectPfi"].indirect == 1 and not graphs["_Z8indirectPfi"].complete
-    case = analyse(out["case", side][0])["_Z11gemm_kernelPfPKDv4_DF16_S2_i"]
-    # the whole GEMM and all its spill code are the callee's; the kernel's own note says 0 spilled
-    assert case["calls"] == 1 and case["mfma"] == 144 and case["spill_ops"] > 100 and case["vgpr_spills"] > 50
-    assert case["scratch_size"] > 0 and case["sgpr_spills"] is None
+    (case,) = call_graphs(out["case", side][0])
+    got = analyse(out["case", side][0])[case.name]
+    assert got["mfma"] == 144
+    if side == LTO:  # the whole GEMM and all the spill code are the callee's; the kernel's own note says 0 spilled
+        assert [f.name for f in case.reached] == ["_ZN4gemm14ImplementationILi12EE3runEPfPKDv4_DF16_S5_i"]
+        assert case.meta["vgpr_spill_count"] == "0" and got["calls"] == 1
+        assert got["spill_ops"] > 100 and got["vgpr_spills"] > 50 and got["sgpr_spills"] is None
+    else:  # inlined
+        assert not case.reached and got["calls"] == 0 and got["spill_ops"] == 0 == got["vgpr_spills"]
+    assert got["scratch_size"] == (316 if side == LTO else 0)
 
 
 # ---------------------------------------------------------------- reduce check
@@ -187,27 +195,26 @@ def test_the_shapes_of_the_graph(built, side):
 
 @needs_clang22
 def test_check_names_the_functions_counted_and_their_figures(monkeypatch):
+    """The issue's shape: interesting with the default predicate only because the callee is counted."""
     monkeypatch.chdir(ROOT)
-    flags = shlex.split((CASE / "flags").read_text())
-    report = run_check(CASE / "repro.hip", flags, ub_guard=False, init_guard=False)
-    assert report["interesting"] is False  # both sides spill alike: no differential
+    report = run_check(CASE / "repro.hip", shlex.split((CASE / "flags").read_text()), ub_guard=False,
+                       init_guard=False)
+    assert report["interesting"] is True, format_check(report)
     (k,) = report["kernels"]
-    for side in SIDES:
-        graph = k["call_graph"][side]
-        kernel, callee = graph["functions"]
-        assert kernel["name"] == k["name"] and "Implementation<12>::run" in callee["demangled"]
-        # each function alone; the counts sum to the kernel's
-        for metric in ("instructions", "mfma", "spill_ops", "scratch_ops", "calls", "vmcnt0", "loop_spill_ops"):
-            assert kernel["figures"][metric] + callee["figures"][metric] == k[side][metric], metric
-        assert kernel["figures"]["spill_ops"] == 0 and callee["figures"]["mfma"] == 144
-        assert kernel["figures"]["vgpr_spills"] == 0 and callee["figures"]["vgpr_spills"] == k[side]["vgpr_spills"]
+    graph = k["call_graph"][LTO]
+    kernel, callee = graph["functions"]
+    assert kernel["name"] == k["name"] and "Implementation<12>::run" in callee["demangled"]
+    # each function alone; the counts sum to the kernel's
+    for metric in ("instructions", "mfma", "spill_ops", "scratch_ops", "calls", "vmcnt0", "loop_spill_ops"):
+        assert kernel["figures"][metric] + callee["figures"][metric] == k[LTO][metric], metric
+    assert kernel["figures"]["spill_ops"] == 0 and callee["figures"]["mfma"] == 144 == k[NOLTO]["mfma"]
+    assert kernel["figures"]["vgpr_spills"] == 0 and callee["figures"]["vgpr_spills"] == k[LTO]["vgpr_spills"] > 0
+    assert k["call_graph"][NOLTO] is None and k[NOLTO]["spill_ops"] == 0  # inlined, no spill
     text = format_check(report)
-    assert "summed over the kernel and the 1 function(s) it calls" in text
-    assert "gemm::Implementation<12>::run(gemm::Problem)" in text and "(the kernel itself)" in text
-    # "LTO still calls its helper" is a predicate
-    held = run_check(CASE / "repro.hip", flags, ub_guard=False, init_guard=False,
-                     predicate="lto.calls > 0 and lto.spill_ops > 0 and lto.mfma == nolto.mfma")
-    assert held["interesting"] is True
+    assert "summed over the kernel and the 1 function(s) it calls" in text and "(the kernel itself)" in text
+    assert "gemm::Implementation<12>::run(float*" in text
+    # "LTO still calls its helper, the no-LTO build does not" is a predicate
+    assert Predicate("lto.calls > 0 and nolto.calls == 0").evaluate(k[LTO], k[NOLTO]) is True
 
 
 @needs_clang22
@@ -225,11 +232,11 @@ def test_check_says_an_indirect_call_is_not_counted(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def case_ir(built):
-    """The corpus case's optimised no-LTO IR: the kernel calls its implementation."""
-    tc, _ = built
-    comp = Compiler(tc, prepare_flags(SOURCES["case"][1], ROOT)[0], "case.hip", str(CASE), timeout=300)
-    c = comp.compile(NOLTO, SOURCES["case"][0].encode(), emit="ir")
+def case_ir():
+    """The optimised no-LTO IR of the __noinline__ case: the kernel calls its implementation."""
+    flags = shlex.split((BOTH / "flags").read_text())
+    comp = Compiler(find_toolchain(), prepare_flags(flags, ROOT)[0], "repro.hip", str(BOTH), timeout=300)
+    c = comp.compile(NOLTO, (BOTH / "repro.hip").read_bytes(), emit="ir")
     assert c.ok, c.message
     return c.asm[0].encode()
 

@@ -6,8 +6,10 @@ bytes, spill comments read from the assembly by function label. Then `reduce che
 oracle and its lit test, `reduce explain` (a culprit of a spill in a callee) and the bug report's awk."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -23,6 +25,8 @@ from interestingness.predicates import Predicate
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
 from reducer.ir.lit import lit_test, verify
+from reducer.run import bugreport
+from reducer.run.workdir import WorkDir
 
 CASE = ROOT / "corpora" / "callee_lto_pos"  # full LTO leaves the GEMM a call, the no-LTO build inlines it
 BOTH = ROOT / "corpora" / "callee_spill_neg"  # __noinline__: a call on both sides
@@ -194,8 +198,9 @@ def test_the_shapes_of_the_graph(built, side):
 
 
 @needs_clang22
-def test_check_names_the_functions_counted_and_their_figures(monkeypatch):
-    """The issue's shape: interesting with the default predicate only because the callee is counted."""
+def test_check_names_the_functions_counted_and_their_figures(monkeypatch, tmp_path):
+    """The issue's shape: interesting with the default predicate only because the callee is counted;
+    the bug report names the callee, and its repro.sh, run elsewhere, reads the same."""
     monkeypatch.chdir(ROOT)
     report = run_check(CASE / "repro.hip", shlex.split((CASE / "flags").read_text()), ub_guard=False,
                        init_guard=False)
@@ -215,6 +220,15 @@ def test_check_names_the_functions_counted_and_their_figures(monkeypatch):
     assert "gemm::Implementation<12>::run(float*" in text
     # "LTO still calls its helper, the no-LTO build does not" is a predicate
     assert Predicate("lto.calls > 0 and nolto.calls == 0").evaluate(k[LTO], k[NOLTO]) is True
+    bundle = bugreport.write(WorkDir(tmp_path), report, [("repro.hip", (CASE / "repro.hip").read_bytes())])
+    readme = (bundle / "README.md").read_text()
+    assert "With full offload LTO the kernel calls 1 function(s)" in readme and "Without LTO the kernel" not in readme
+    assert f"`{callee['demangled']}` ({callee['figures']['spill_ops']} spill instructions, 144 `v_mfma`)" in readme
+    ran = subprocess.run([str(bundle / "repro.sh")], cwd="/", capture_output=True, text=True,
+                         env={**os.environ, "CLANG": str(CLANG)})
+    assert ran.returncode == 0 and "verdict: INTERESTING" in ran.stdout, ran.stdout + ran.stderr
+    for metric, lto, nolto in (("calls", 1, 0), ("spill_ops", 156, 0), ("mfma", 144, 144)):
+        assert re.search(rf"^  {metric} +{lto} \| {nolto}$", ran.stdout, re.M), ran.stdout
 
 
 @needs_clang22

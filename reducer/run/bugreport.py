@@ -272,6 +272,24 @@ END {
 """  # noqa: E501 (awk lines of repro.sh, kept as they are)
 
 
+def _calls(kernel: dict[str, Any]) -> list[str]:
+    """Per build in which the kernel calls functions: which, with the spill code and `v_mfma` each
+    holds (the figures above are summed over them)."""
+    lines = []
+    for side, build in (("lto", "With full offload LTO"), ("nolto", "Without LTO")):
+        graph = (kernel.get("call_graph") or {}).get(side)
+        if not graph:
+            continue
+        own = [f"`{f['demangled']}` ({f['figures'].get('spill_ops')} spill instructions, "
+               f"{f['figures'].get('mfma')} `v_mfma`)" for f in graph["functions"]]
+        lines += ["", f"{build} the kernel calls {len(own) - 1} function(s), and the figures are summed over "
+                      f"them: the kernel itself {own[0].split(' ', 1)[1]}, " + ", ".join(own[1:]) + "."]
+        if graph["undefined"] or graph["indirect"]:
+            lines.append(f"Not counted: {graph['indirect']} indirect call(s), calls to "
+                         f"{', '.join(graph['undefined']) or 'no undefined symbol'}.")
+    return lines
+
+
 def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:
     """The differential first (per target kernel: the figures of both builds, and of the original
     the result was reduced from), then the commands and the toolchain. No path of the machine
@@ -318,6 +336,7 @@ def _differential(kernel: dict[str, Any]) -> list[str]:
             cells += [(original.get(s) or {}).get(m.name) for s in ("lto", "nolto")]
         label = f"**{m.label}**" if cells[0] != cells[1] else m.label
         lines.append(f"| {label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+    lines += _calls(kernel)
     verdict = "holds" if kernel["interesting"] else f"does not hold ({kernel['reason']})"
     lines += ["", f"Predicate (`repro.sh` checks it): `{kernel['predicate']}`: {verdict}."]
     if kernel.get("ub_guard_violation") == "":

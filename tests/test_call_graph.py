@@ -26,6 +26,7 @@ from interestingness.process import run
 from interestingness.toolchain import find_toolchain
 from reducer.ir.lit import lit_test, verify
 from reducer.run import bugreport
+from reducer.run.report import metric_table
 from reducer.run.workdir import WorkDir
 
 CASE = ROOT / "corpora" / "callee_lto_pos"  # full LTO leaves the GEMM a call, the no-LTO build inlines it
@@ -220,6 +221,9 @@ def test_check_names_the_functions_counted_and_their_figures(monkeypatch, tmp_pa
     assert "gemm::Implementation<12>::run(float*" in text
     # "LTO still calls its helper, the no-LTO build does not" is a predicate
     assert Predicate("lto.calls > 0 and nolto.calls == 0").evaluate(k[LTO], k[NOLTO]) is True
+    table = "\n".join(metric_table({"original": report, "result": report}))
+    assert (f"Functions the kernel calls (its figures are summed over them): original lto: `{callee['demangled']}`; "
+            f"result lto: `{callee['demangled']}`.") in table
     bundle = bugreport.write(WorkDir(tmp_path), report, [("repro.hip", (CASE / "repro.hip").read_bytes())])
     readme = (bundle / "README.md").read_text()
     assert "With full offload LTO the kernel calls 1 function(s)" in readme and "Without LTO the kernel" not in readme

@@ -213,8 +213,19 @@ def metric_table(metrics: dict[str, dict]) -> list[str]:
         for m in METRICS:
             cells = [(row.get(side) or {}).get(m.name) for row in (before, k) for side in ("lto", "nolto")]
             lines.append(f"| {m.label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
+        calls = [f"{which} {side}: " + ", ".join(f"`{name}`" for name in called)
+                 for which, row in (("original", before), ("result", k)) for side in ("lto", "nolto")
+                 if (called := _called(row, side))]
+        if calls:
+            lines += ["", "Functions the kernel calls (its figures are summed over them): " + "; ".join(calls) + "."]
         lines.append("")
     return lines
+
+
+def _called(row: dict[str, Any], side: str) -> list[str]:
+    """The functions a kernel of a `reduce check` report calls in one build (demangled)."""
+    graph = (row.get("call_graph") or {}).get(side)
+    return [f["demangled"] for f in graph["functions"][1:]] if graph else []
 
 
 def _plot(history: list[list[float]], path: Path) -> bool:

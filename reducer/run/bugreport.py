@@ -280,10 +280,11 @@ def _calls(kernel: dict[str, Any]) -> list[str]:
         graph = (kernel.get("call_graph") or {}).get(side)
         if not graph:
             continue
-        own = [f"`{f['demangled']}` ({f['figures'].get('spill_ops')} spill instructions, "
-               f"{f['figures'].get('mfma')} `v_mfma`)" for f in graph["functions"]]
-        lines += ["", f"{build} the kernel calls {len(own) - 1} function(s), and the figures are summed over "
-                      f"them: the kernel itself {own[0].split(' ', 1)[1]}, " + ", ".join(own[1:]) + "."]
+        own = [f"({f['figures'].get('spill_ops')} spill instructions, {f['figures'].get('mfma')} `v_mfma`)"
+               for f in graph["functions"]]
+        called = [f"`{f['demangled']}` {figures}" for f, figures in zip(graph["functions"][1:], own[1:])]
+        lines += ["", f"{build} the kernel calls {len(called)} function(s), and the figures are summed over "
+                      f"them: the kernel itself {own[0]}, " + ", ".join(called) + "."]
         if graph["undefined"] or graph["indirect"]:
             lines.append(f"Not counted: {graph['indirect']} indirect call(s), calls to "
                          f"{', '.join(graph['undefined']) or 'no undefined symbol'}.")

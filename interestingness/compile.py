@@ -419,6 +419,15 @@ class Compiler:
             return None
         return res.stderr
 
+    def plugin_output(self, content: bytes, flags: Sequence[str]) -> str | None:
+        """What a plugin loaded by `flags` prints on stdout in a syntax-only device front-end run of
+        `content` (reducer/text/footprint.py's), or None when the run failed for reasons outside
+        the content."""
+        res = self._front_end_run(content, "-fsyntax-only", "-w", *flags)
+        if res.timed_out or res.killed_by_signal or INFRA_STDERR.search(res.stderr):
+            return None
+        return res.stdout
+
     def _front_end(self, content: bytes, *args: str) -> str:
         """stderr of the device front end run with `args` on `content`, in a temp dir of its own."""
         return self._front_end_run(content, *args).stderr

@@ -1,7 +1,9 @@
 import atexit
+import fcntl
 import os
 import shutil
 import stat
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -23,6 +25,19 @@ def write_script(path: Path, body: str) -> Path:
 @pytest.fixture
 def script(tmp_path):
     return lambda body, name="test.sh": write_script(tmp_path / name, body)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def footprint_plugin():
+    """The footprint plugin (tools/footprint) built as scripts/setup.sh builds it, when missing or
+    older than its source: the runs' footprint passes load it. One build for both test workers."""
+    tool = ROOT / "tools" / "footprint"
+    if shutil.which("make") is None or not Path("/usr/lib/llvm-22/include/clang").is_dir():
+        return
+    (tool / "build").mkdir(exist_ok=True)
+    with open(tool / "build" / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "-C", str(tool)], check=True)
 
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")

@@ -2,6 +2,7 @@
 directory. The CLI and batches only build a RunConfig and call `start` or `resume`."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from ..engine.cache import VerdictCache, default_cache_dir
 from ..engine.engine import Engine, Hooks, PassBug, Replay, Status
 from ..engine.evaluate import Evaluator
 from ..engine.schedule import Schedule
-from ..text import fileset
+from ..text import fileset, footprint
 from ..text.flatten import flatten
 from ..text.lexer import count_tokens
 from ..text.source import Source
@@ -461,14 +462,23 @@ def _values(built: oracles.RunOracle, cache: VerdictCache | None, wd: WorkDir) -
     """The compiler's answers to the folding passes' questions: the built-in oracle's own device
     front end, flags and HIP headers included; its answers kept in the verdict cache, whose key
     covers the oracle's identity, and every answer of this run in its work directory, for the
-    replay of a resumed run. A script gives no compiler to ask: the tree evaluator folds."""
+    replay of a resumed run. A script gives no compiler to ask: the tree evaluator folds. The
+    same front end with the footprint plugin loaded, reaching from the oracle's target kernels,
+    answers the footprint passes (text/footprint.py)."""
     if built.front_end is None:
         return None
     try:
         journal = wd.values_journal()
     except (OSError, WorkDirError) as e:
         raise RunError(f"cannot use the answers journal of {wd.path}: {e}", EXIT_INPUT) from None
-    return ClangValues(built.front_end, cache, journal=journal)
+    plugin_run = None
+    if isinstance(built.oracle, SpillOracle):
+        try:
+            flags = footprint.plugin_flags(built.oracle.targets)
+        except footprint.PluginMissing as e:
+            raise RunError(str(e), EXIT_TEST) from None
+        plugin_run = functools.partial(built.oracle.compiler.plugin_output, flags=flags)
+    return ClangValues(built.front_end, cache, journal=journal, plugin_run=plugin_run)
 
 
 def _subject(wd: WorkDir, state: RunState) -> Subject:

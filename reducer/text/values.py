@@ -23,6 +23,10 @@ takes (`marks`, for the conditionals pass). The candidate, with `#error gpu-redu
 lines put in its branches, goes through the same front end; the marks it reports are the
 branches the preprocessor kept.
 
+A third, the footprint (footprint.py): which declarations the kept kernels reach, from a clang
+plugin in a front-end run of its own (`plugin_run`, the same front end with the plugin loaded);
+its answers are remembered, stored and journalled like the others.
+
 This module starts no process: the front end is injected (run/session.py builds it from the spill
 oracle's compiler, with exactly the oracle's flags), and the passes see the service only as the
 `values` of a Source. Answers are remembered by candidate text for the run and, when a
@@ -37,6 +41,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from . import footprint as _footprint
 
 # The probe's format and how its diagnostics are read: part of a stored answer's key.
 VALUES_VERSION = "probe/2"
@@ -202,8 +208,11 @@ class ClangValues:
     only failures: a replay must also get what an earlier session was told when the store has
     since dropped it and the front end now fails."""
 
-    def __init__(self, front_end: Callable[[bytes], str | None], store=None, memory: int = 6, journal=None):
+    def __init__(self, front_end: Callable[[bytes], str | None], store=None, memory: int = 6, journal=None,
+                 plugin_run: Callable[[bytes], str | None] | None = None):
         self.front_end = front_end
+        self.plugin_run = plugin_run  # the front end with the footprint plugin, printing its JSON
+        self._footprints: OrderedDict[bytes, _footprint.Footprint | None] = OrderedDict()
         self.store = store
         self.journal = journal
         self.stats = ValueStats()
@@ -248,25 +257,44 @@ class ClangValues:
         reports: those in what the preprocessor kept. Empty when the run failed."""
         return set(self._read(MARKS_VERSION, candidate, lambda stderr: dict.fromkeys(_MARK.findall(stderr), "")))
 
+    def footprint(self, candidate: bytes, part: bytes) -> _footprint.Footprint | None:
+        """The footprint of `part` (the file compiled first) in `candidate`: None without the
+        plugin, or when the plugin gives none (the file does not compile, `part` is not the file
+        it reports on)."""
+        if self.plugin_run is None:
+            return None
+        if candidate in self._footprints:
+            self._footprints.move_to_end(candidate)
+            return self._footprints[candidate]
+        found = self._read(_footprint.version(), candidate, lambda out: {"json": out}, self.plugin_run)
+        answer = _footprint.parse(found.get("json", ""), part)
+        self._footprints[candidate] = answer
+        while len(self._footprints) > self._size:
+            self._footprints.popitem(last=False)
+        return answer
+
     def _printed(self, candidate: bytes) -> dict[int, str]:
         return {int(k): v for k, v in self._read(VALUES_VERSION, candidate,
                                                  lambda stderr: {str(k): v for k, v in printed_values(stderr).items()})
                 .items()}
 
-    def _read(self, version: str, candidate: bytes, parse: Callable[[str], dict[str, str]]) -> dict[str, str]:
-        """What `parse` reads from the front end's errors on `candidate`: from the run's journal,
-        or else from the store or a run, and then journalled (see the class)."""
+    def _read(self, version: str, candidate: bytes, parse: Callable[[str], dict[str, str]],
+              front_end: Callable[[bytes], str | None] | None = None) -> dict[str, str]:
+        """What `parse` reads from the front end's output on `candidate` (its errors; with
+        `front_end`, that run's): from the run's journal, or else from the store or a run, and
+        then journalled (see the class)."""
         key = version.encode() + b"\0" + candidate
         record = self.journal.get_record(key) if self.journal is not None else None
         if record is not None:
             self.stats.replayed += 1
             return record["printed"]
-        found = self._stored_or_run(key, candidate, parse)
+        found = self._stored_or_run(key, candidate, parse, front_end or self.front_end)
         if self.journal is not None:
             self.journal.put_record(key, {"printed": found})
         return found
 
-    def _stored_or_run(self, key: bytes, candidate: bytes, parse: Callable[[str], dict[str, str]]) -> dict[str, str]:
+    def _stored_or_run(self, key: bytes, candidate: bytes, parse: Callable[[str], dict[str, str]],
+                       front_end: Callable[[bytes], str | None]) -> dict[str, str]:
         """From the store, or from a run (stored); nothing when the run fails twice for reasons
         outside the content (not stored)."""
         record = self.store.get_record(key) if self.store is not None else None
@@ -275,7 +303,7 @@ class ClangValues:
             return record["printed"]
         for _ in range(2):
             start = time.monotonic()
-            stderr = self.front_end(candidate)
+            stderr = front_end(candidate)
             self.stats.runs += 1
             self.stats.seconds += time.monotonic() - start
             if stderr is not None:
@@ -290,7 +318,7 @@ class ClangValues:
 class Bound:
     """The service bound to one candidate (a Source's `values`): called with queries, it answers
     them; `marks(part)` are the marks the front end reports for the candidate with the part
-    being reduced replaced by `part` (`ClangValues.marks`)."""
+    being reduced replaced by `part` (`ClangValues.marks`), `footprint(part)` its footprint."""
 
     def __init__(self, service: ClangValues, compose: Callable[..., bytes]):
         self.service, self.compose = service, compose
@@ -300,3 +328,8 @@ class Bound:
 
     def marks(self, part: bytes) -> set[str]:
         return self.service.marks(self.compose(b"", part))
+
+    def footprint(self, part: bytes) -> _footprint.Footprint | None:
+        """The footprint of the candidate with the part being reduced replaced by `part`
+        (`ClangValues.footprint`)."""
+        return self.service.footprint(self.compose(b"", part), part)

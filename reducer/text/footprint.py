@@ -1,0 +1,121 @@
+"""The footprint of the file: which of its declarations the kept kernels reach, and which
+conditions have the same constant value in every instantiation, as the compiler itself says
+(issue 41).
+
+Deleting code one declaration at a time costs a build per guess, and most guesses on library
+code fail; the compiler has just instantiated the kernel and knows what it used. A clang plugin
+(tools/footprint/Footprint.cpp, built by scripts/setup.sh) runs in the oracle's own device
+front end, after Sema's end-of-file instantiations, and prints JSON: every declaration spelled
+in the main file with its byte range and whether the kernels reach it, each reached
+instantiation mapped back to the text it came from and merged over redeclarations; and every
+`if`, `if constexpr` and `?:` whose condition has one value wherever it was instantiated.
+
+Like the values service (values.py) this module starts no process: `ClangValues` is given the
+front-end run (run/session.py builds it with the plugin's flags from `plugin_flags`) and
+answers `footprint()`, remembered by candidate text and journalled like every other answer.
+The footprint is a proposal: every candidate made from it goes through the oracle.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+_TOOL = Path(__file__).resolve().parents[2] / "tools" / "footprint"
+PLUGIN_SOURCE = _TOOL / "Footprint.cpp"
+PLUGIN = _TOOL / "build" / "footprint.so"
+SETUP = "bash scripts/setup.sh"
+
+
+class PluginMissing(RuntimeError):
+    """The plugin is not built, or is older than its source."""
+
+
+def plugin() -> Path:
+    """The built plugin; PluginMissing when it is missing or stale."""
+    if not PLUGIN.is_file():
+        raise PluginMissing(f"the footprint plugin is not built ({PLUGIN}): run `{SETUP}`")
+    if PLUGIN.stat().st_mtime < PLUGIN_SOURCE.stat().st_mtime:
+        raise PluginMissing(f"the footprint plugin is older than {PLUGIN_SOURCE.name}: run `{SETUP}` to rebuild it")
+    return PLUGIN
+
+
+def plugin_flags(kernels: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """Compiler flags that load the plugin into a front-end run, reaching from `kernels`
+    (mangled or plain names; none: every kernel)."""
+    flags = [f"-fplugin={plugin()}"]
+    for k in kernels:
+        flags += ["-Xclang", "-plugin-arg-footprint", "-Xclang", f"kernel={k}"]
+    return flags
+
+
+def version() -> str:
+    """Part of a stored answer's key: a footprint depends on the plugin's code."""
+    return "footprint/" + hashlib.sha256(PLUGIN_SOURCE.read_bytes()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A declaration (or declarations sharing text) spelled in the file: [begin, end) covers its
+    template header, attributes and trailing `;`; `parent` is the index of the class entry it is
+    a member of, or -1."""
+
+    begin: int
+    end: int
+    kind: str
+    name: str
+    parent: int
+    reached: bool
+
+
+@dataclass(frozen=True)
+class Condition:
+    """An `if`, `if constexpr` or `?:` whose condition is `value` in every instantiation of the
+    code around it; the ranges of the whole statement (its `;` included), the condition and
+    the two branches (`orelse` None when there is no else). `init`: it has an init-statement or
+    a condition variable."""
+
+    kind: str
+    value: bool
+    begin: int
+    end: int
+    cond: tuple[int, int]
+    then: tuple[int, int] | None
+    orelse: tuple[int, int] | None
+    init: bool
+
+
+@dataclass(frozen=True)
+class Footprint:
+    kernels: tuple[str, ...]
+    entries: tuple[Entry, ...]
+    conditions: tuple[Condition, ...]
+
+    def unreached(self) -> list[Entry]:
+        """The unreached entries not inside another unreached one, in file order."""
+        return [e for e in self.entries if not e.reached and (e.parent < 0 or self.entries[e.parent].reached)]
+
+    def discarded(self) -> list[Condition]:
+        """The `if constexpr` statements that take the same branch in every instantiation."""
+        return [c for c in self.conditions if c.kind == "if constexpr"]
+
+
+def parse(output: str, text: bytes) -> Footprint | None:
+    """The plugin's JSON for `text`; None when it reports an error (the file does not compile, no
+    kernel has the name asked for) or was made for another text (a file set's other part)."""
+    try:
+        data = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or "error" in data or data.get("size") != len(text):
+        return None
+    entries = tuple(Entry(e["begin"], e["end"], e["kind"], e["name"], e["parent"], e["reached"])
+                    for e in data["entries"])
+    conditions = tuple(Condition(c["kind"], c["value"], c["begin"], c["end"], tuple(c["cond"]),
+                                 tuple(c["then"]) if c["then"] else None, tuple(c["else"]) if c["else"] else None,
+                                 c["init"])
+                       for c in data["conditions"])
+    if any(not 0 <= e.begin < e.end <= len(text) for e in entries):
+        return None
+    return Footprint(tuple(data["kernels"]), entries, conditions)  # type: ignore[arg-type]

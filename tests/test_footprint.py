@@ -1,0 +1,162 @@
+"""The footprint (reducer/text/footprint.py, tools/footprint/Footprint.cpp) with clang 22 and the
+oracle's own device front end: what the kept kernels reach, read back on real kernels, and the
+one candidate that deletes the rest compiling. No mocks."""
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, needs_clang22
+
+from interestingness.compile import Compiler, prepare_flags
+from interestingness.toolchain import find_toolchain
+from reducer.text import footprint
+from reducer.text.edits import Edit, apply
+from reducer.text.flatten import flatten, include_dirs
+from reducer.text.values import ClangValues
+
+pytestmark = needs_clang22
+
+SMALL = b"""#include <hip/hip_runtime.h>
+namespace lib {
+struct Unused { int x; };
+struct Local { float a, b; };
+typedef int my_int;
+__device__ int only_discarded(int x) { return x * 3; }
+__device__ int helper(int x) { return x + 1; }
+__device__ int fwd(int);
+template <int N> __device__ int pick(int x) {
+  if constexpr (N > 4) { return only_discarded(x); } else { return helper(x); }
+}
+template <class T> struct Box { T v; __device__ T get() const { return v; } __device__ T other() const { return v; } };
+template <class T> struct Acc { __device__ T twice(T) const; __device__ T spare(T) const; };
+template <class T> __device__ T Acc<T>::twice(T x) const { return fwd(x) * 2; }
+template <class T> __device__ T Acc<T>::spare(T x) const { return x; }
+__device__ int fwd(int x) { return x; }
+template <int N> __global__ void kern(int* out) {
+  Local l{1.f, 2.f};
+  Box<my_int> b{3};
+  int k = N > 100 ? 1 : 2;
+  out[threadIdx.x] = pick<N>(b.get()) + (int)l.a + Acc<int>{}.twice(k);
+}
+__device__ int other_only(int x) { return x - 1; }
+template <int N> __global__ void other_kern(int* out) { out[0] = other_only(N); }
+}
+void launch_a(int* out) { lib::kern<2><<<1, 64>>>(out); }
+void launch_b(int* out) { lib::other_kern<3><<<1, 64>>>(out); }
+void host_unrelated() {}
+"""
+KERN = "_ZN3lib4kernILi2EEEvPi"
+
+
+def compiler(tmp: Path, flags: list[str], cwd: Path | None = None) -> Compiler:
+    """The oracle's compiler (its command line) for a file `t.hip`."""
+    prepared, _ = prepare_flags(flags, cwd or tmp)
+    return Compiler(find_toolchain(), prepared, "t.hip", str(cwd or tmp), timeout=300)
+
+
+def service(c: Compiler, kernels: tuple[str, ...] = ()) -> ClangValues:
+    """The values service as run/session.py builds it, with the plugin's run."""
+    return ClangValues(c.diagnostics, plugin_run=functools.partial(c.plugin_output,
+                                                                   flags=footprint.plugin_flags(kernels)))
+
+
+def reached(fp: footprint.Footprint, text: bytes) -> dict[str, bool]:
+    return {e.name: e.reached for e in fp.entries}
+
+
+def without_unreached(fp: footprint.Footprint, text: bytes) -> bytes:
+    """The one candidate the passes try first: every unreached declaration deleted, every branch
+    no instantiation takes emptied."""
+    edits = [Edit(e.begin, e.end) for e in fp.unreached()]
+    for c in fp.discarded():
+        branch = c.orelse if c.value else c.then
+        if branch is not None:
+            edits.append(Edit(*branch, b"{}"))
+    return apply(text, edits)
+
+
+def compiles(c: Compiler, text: bytes) -> bool:
+    stderr = c.diagnostics(text)
+    return stderr is not None and "error:" not in stderr
+
+
+def test_what_a_kernel_reaches_is_mapped_back_to_the_text_written(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    fp = service(c, (KERN,)).footprint(SMALL, SMALL)
+    assert fp is not None and fp.kernels == (KERN,)
+    r = reached(fp, SMALL)
+    # called only from the `if constexpr` branch kern<2> discards; the branch taken reaches helper
+    assert not r["lib::only_discarded"] and r["lib::helper"] and r["lib::pick"]
+    # types named only by the kernel's locals and a template argument
+    assert r["lib::Local"] and r["lib::my_int"] and r["lib::Box"] and not r["lib::Unused"]
+    # members: the one called stays, the other goes; an out-of-line definition is the member's text
+    assert r["lib::Box::get"] and not r["lib::Box::other"]
+    assert r["lib::Acc::twice"] and not r["lib::Acc::spare"]
+    names = [e.name for e in fp.entries]
+    assert names.count("lib::Acc::twice") == 2 and all(e.reached for e in fp.entries if e.name == "lib::Acc::twice")
+    # a declaration and a definition: both stay
+    assert [e.reached for e in fp.entries if e.name == "lib::fwd"] == [True, True]
+    # the other kernel, its launcher and host code the kernel does not need
+    assert not r["lib::other_kern"] and not r["lib::other_only"] and not r["launch_b"] and not r["host_unrelated"]
+    assert r["launch_a"] and r["lib::kern"]
+    constexpr_if, ternary = sorted(fp.conditions, key=lambda c: c.begin)
+    assert SMALL[constexpr_if.begin:constexpr_if.end].startswith(b"if constexpr (N > 4)")
+    assert constexpr_if.kind == "if constexpr" and constexpr_if.value is False and fp.discarded() == [constexpr_if]
+    assert SMALL[slice(*constexpr_if.then)] == b"{ return only_discarded(x); }"
+    assert ternary.kind == "?:" and ternary.value is False and SMALL[slice(*ternary.orelse)] == b"2"
+    smaller = without_unreached(fp, SMALL)
+    assert compiles(c, smaller) and b"only_discarded" not in smaller and b"other_kern" not in smaller
+
+
+def test_every_kernel_is_kept_when_none_is_named_and_a_wrong_name_gives_no_footprint(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    fp = service(c).footprint(SMALL, SMALL)
+    assert fp is not None and len(fp.kernels) == 2
+    r = reached(fp, SMALL)
+    assert r["lib::other_kern"] and r["lib::other_only"] and r["launch_b"] and not r["host_unrelated"]
+    assert service(c, ("no_such_kernel",)).footprint(SMALL, SMALL) is None
+
+
+def test_one_run_per_text_and_none_for_a_file_that_does_not_compile(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (KERN,))
+    assert values.footprint(SMALL, SMALL) == values.footprint(SMALL, SMALL)
+    assert values.stats.runs == 1
+    broken = SMALL + b"\nint broken(\n"
+    assert values.footprint(broken, broken) is None
+    assert values.bind(lambda probe, part=SMALL: part + probe).footprint(SMALL) is not None
+    assert values.stats.runs == 2
+
+
+@pytest.mark.parametrize("case", ["mfconv_pos", "wgrad_tiny_pos"])
+def test_a_corpus_case_loses_its_unreached_code_in_one_candidate_that_compiles(tmp_path, case):
+    directory = ROOT / "corpora" / case
+    flags = shlex.split((directory / "flags").read_text())
+    text, _ = flatten(directory / "repro.hip", (directory / "repro.hip").read_bytes(), include_dirs(flags, ROOT))
+    c = compiler(tmp_path, flags, ROOT)
+    kernels = ("wgrad_xdl_kernel",) if case == "mfconv_pos" else ()
+    fp = service(c, kernels).footprint(text, text)
+    assert fp is not None
+    r = reached(fp, text)
+    smaller = without_unreached(fp, text)
+    assert compiles(c, smaller)
+    if case == "mfconv_pos":  # 130 KB of library headers around two instantiated kernels
+        assert r["mfconv::conv::wgrad::wgrad_xdl_kernel"] and r["mfconv::conv::configs"]
+        assert not r["mfconv::half_to_float"] and not r["mfconv::type_list"]
+        assert len(text) - len(smaller) > 30_000
+    else:  # a reduced case: almost everything is the kernel's
+        assert r["wgrad_kernel"] and r["Config::lds_stage_bytes"] and not r["to_bf16"]
+
+
+def test_a_missing_or_stale_plugin_names_the_setup_command(tmp_path, monkeypatch):
+    monkeypatch.setattr(footprint, "PLUGIN", tmp_path / "footprint.so")
+    with pytest.raises(footprint.PluginMissing, match="bash scripts/setup.sh"):
+        footprint.plugin_flags()
+    (tmp_path / "footprint.so").write_bytes(b"")
+    os.utime(tmp_path / "footprint.so", (0, 0))
+    with pytest.raises(footprint.PluginMissing, match="older than Footprint.cpp: run `bash scripts/setup.sh`"):
+        footprint.plugin_flags()

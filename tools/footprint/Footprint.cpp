@@ -1,0 +1,1175 @@
+// The footprint of the file under reduction: which of its declarations the kept kernels reach,
+// and which conditions are the same in every instantiation (issue 41).
+//
+// Loaded into the oracle's own device front end (-fsyntax-only, the oracle's flags), it runs
+// after the main action, when Sema has instantiated everything the translation unit needs, and
+// prints one JSON object on stdout (reducer/text/footprint.py reads it):
+//
+//   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
+//    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
+//    "init"}...]}
+//
+// An entry is a declaration spelled in the main file (at namespace scope or as a class member)
+// that a reduction may delete as a whole: its byte range covers its template header, its
+// attributes and its trailing `;`. Declarations sharing text (`struct S {} s;`, `int a, b;`) are
+// one entry. Everything else the file spells (namespaces, explicit instantiations, using
+// directives, fields) is not an entry: it stays, so it is walked as a root.
+//
+// Why reachability is computed here and not read from clang's `used`/`referenced` marks: those
+// marks sit on instantiations, not on the text that was written, and not on every redeclaration
+// or on the types a body names; a file cut down to the marked declarations does not compile.
+// Here every reached declaration -- an instantiation, a specialization, an implicit member -- is
+// mapped to the text that produced it: by its location (an instantiation keeps its pattern's
+// locations), through its patterns (getTemplateInstantiationPattern and friends), and over all
+// its redeclarations; marking a member marks the class around it.
+//
+// The footprint is a proposal: every candidate made from it goes through the oracle.
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclFriend.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprConcepts.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace clang;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Byte ranges in the main file.
+
+struct Span {
+  unsigned Begin = 0, End = 0;
+};
+
+class MainFile {
+public:
+  MainFile(ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), ID(SM.getMainFileID()), Text(SM.getBufferData(ID)) {}
+
+  unsigned size() const { return Text.size(); }
+
+  // The offset of a location as the file spells it: a macro's expansion counts where the macro
+  // was invoked, since that is the text a reduction edits.
+  std::optional<unsigned> offset(SourceLocation Loc) const {
+    if (Loc.isInvalid())
+      return std::nullopt;
+    Loc = SM.getExpansionLoc(Loc);
+    auto [File, Offset] = SM.getDecomposedLoc(Loc);
+    if (File != ID)
+      return std::nullopt;
+    return Offset;
+  }
+
+  // The text of a token range, from its first token to the end of its last, with a trailing `;`
+  // when `Semicolon` (a declaration's, or a statement's, which clang leaves out of the range).
+  std::optional<Span> span(SourceRange R, bool Semicolon) const {
+    if (R.isInvalid())
+      return std::nullopt;
+    CharSourceRange Begin = SM.getExpansionRange(R.getBegin());
+    CharSourceRange End = SM.getExpansionRange(R.getEnd());
+    auto B = offset(Begin.getBegin());
+    SourceLocation Last = End.getEnd();
+    if (End.isTokenRange())
+      Last = Lexer::getLocForEndOfToken(Last, 0, SM, Ctx.getLangOpts());
+    auto E = offset(Last);
+    if (!B || !E || *E < *B)
+      return std::nullopt;
+    unsigned Stop = *E;
+    if (Semicolon) {
+      unsigned I = Stop;
+      while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t' || Text[I] == '\n' || Text[I] == '\r'))
+        ++I;
+      if (I < Text.size() && Text[I] == ';')
+        Stop = I + 1;
+    }
+    return Span{*B, Stop};
+  }
+
+  // A range whose two ends are both written in the main file, not made by a macro: conditions are
+  // only reported where a reduction can replace their text.
+  bool plain(SourceRange R) const {
+    return R.isValid() && R.getBegin().isFileID() && R.getEnd().isFileID() && SM.getFileID(R.getBegin()) == ID &&
+           SM.getFileID(R.getEnd()) == ID;
+  }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  FileID ID;
+  StringRef Text;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entries: what a reduction may delete.
+
+struct Entry {
+  Span Range;
+  int Parent = -1;
+  std::vector<const Decl *> Decls;
+  bool Reached = false;
+};
+
+std::string kindOf(const Decl *D) {
+  if (auto *F = dyn_cast<FriendDecl>(D))
+    return F->getFriendDecl() ? "Friend" + std::string(F->getFriendDecl()->getDeclKindName()) : "Friend";
+  return D->getDeclKindName();
+}
+
+std::string nameOf(const Decl *D) {
+  if (auto *F = dyn_cast<FriendDecl>(D))
+    D = F->getFriendDecl() ? F->getFriendDecl() : D;
+  if (auto *N = dyn_cast<NamedDecl>(D))
+    return N->getQualifiedNameAsString();
+  return "";
+}
+
+// A hidden friend defined in its class is deletable like a member function; other friend
+// declarations give access and stay.
+bool isFriendDefinition(const FriendDecl *F) {
+  const NamedDecl *N = F->getFriendDecl();
+  if (!N)
+    return false;
+  if (auto *T = dyn_cast<FunctionTemplateDecl>(N))
+    N = T->getTemplatedDecl();
+  auto *FD = dyn_cast<FunctionDecl>(N);
+  return FD && FD->isThisDeclarationADefinition();
+}
+
+// Whether a declaration is one a reduction may delete. Class template specializations are, when
+// written as explicit specializations; explicit instantiations are not (they are roots).
+bool deletable(const Decl *D) {
+  if (D->isImplicit())
+    return false;
+  if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(D))
+    return isa<ClassTemplatePartialSpecializationDecl>(S) ||
+           S->getSpecializationKind() == TSK_ExplicitSpecialization;
+  if (auto *S = dyn_cast<VarTemplateSpecializationDecl>(D))
+    return isa<VarTemplatePartialSpecializationDecl>(S) ||
+           S->getSpecializationKind() == TSK_ExplicitSpecialization;
+  if (auto *F = dyn_cast<FunctionDecl>(D)) {
+    auto K = F->getTemplateSpecializationKind();
+    return K == TSK_Undeclared || K == TSK_ExplicitSpecialization;
+  }
+  if (auto *F = dyn_cast<FriendDecl>(D))
+    return isFriendDefinition(F);
+  return isa<FunctionTemplateDecl, ClassTemplateDecl, VarTemplateDecl, TypeAliasTemplateDecl, ConceptDecl,
+             RecordDecl, VarDecl, TypedefNameDecl, EnumDecl, UsingDecl, StaticAssertDecl>(D) &&
+         !isa<FieldDecl, ParmVarDecl>(D);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk of what the roots reach.
+
+class Footprint;
+
+// Collects the declarations a piece of code names. It walks one declaration (`Top`) and stops
+// at the declarations nested in it that are walked on their own (classes, templates), which it
+// only hands over; a lambda's class belongs to the code around it and is walked in place.
+class References : public RecursiveASTVisitor<References> {
+public:
+  References(Footprint &F) : F(F) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  void walk(Decl *D, bool Pattern);
+  void walkStmt(Stmt *S) { TraverseStmt(S); }
+  void walkTypeLoc(TypeLoc TL) { TraverseTypeLoc(TL); }
+  void walkTemplateArgumentLoc(const TemplateArgumentLoc &A) { TraverseTemplateArgumentLoc(A); }
+  void walkParameters(TemplateParameterList *L) {
+    if (!L)
+      return;
+    for (NamedDecl *P : *L)
+      RecursiveASTVisitor::TraverseDecl(P);
+    walkConstraint(L->getRequiresClause());
+  }
+
+  bool TraverseDecl(Decl *D);
+  bool TraverseIfStmt(IfStmt *S);
+  bool TraverseTemplateName(TemplateName N);
+  bool VisitDeclRefExpr(DeclRefExpr *E);
+  bool VisitMemberExpr(MemberExpr *E);
+  bool VisitCallExpr(CallExpr *E);
+  bool VisitCXXConstructExpr(CXXConstructExpr *E);
+  bool VisitCXXNewExpr(CXXNewExpr *E);
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E);
+  bool VisitCastExpr(CastExpr *E);
+  bool VisitConceptSpecializationExpr(ConceptSpecializationExpr *E);
+  bool VisitExpr(Expr *E);
+  bool VisitTypeLoc(TypeLoc TL);
+  bool VisitDecl(Decl *D);
+  bool TraverseRequiresExpr(RequiresExpr *E);
+  bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *E);
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E);
+  bool VisitOverloadExpr(OverloadExpr *E);
+  void walkConstraint(Expr *E) {
+    ++InConstraint;
+    TraverseStmt(E);
+    --InConstraint;
+  }
+
+private:
+  void constraintName(DeclarationName N);
+  int InConstraint = 0;  // inside a concept, a requires-clause or a requires-expression
+  Footprint &F;
+  Decl *Top = nullptr;
+  bool Pattern = false;  // walking a template as written: skip the branches no instantiation takes
+};
+
+class Footprint {
+public:
+  Footprint(ASTContext &Ctx, std::vector<std::string> Kernels)
+      : Ctx(Ctx), Main(Ctx), Wanted(std::move(Kernels)), Refs(*this) {}
+
+  void run(llvm::raw_ostream &OS);
+
+  // A declaration the walk reached: its text is kept, and its code walked once.
+  void reach(const Decl *D);
+  void reachType(QualType T);
+  void reachTemplateName(TemplateName N);
+  void reachArgument(const TemplateArgument &A);
+
+  // Where a pattern's `if constexpr` takes the same branch in every instantiation: the branch
+  // that is never taken, keyed by the `if`'s offset (References skips it in patterns).
+  std::map<unsigned, bool> DiscardedElse;  // offset -> true: the else is never taken; false: the then
+  MainFile &file() { return Main; }
+
+  // Names a constraint checks on its arguments (`D::rank`, `d.size()`, `swap(a, b)`): the check
+  // is made when a template is used, and its substituted form is not kept in the AST; members
+  // and functions of these names stay where the classes around them do.
+  std::set<std::string> ConstraintNames;
+
+private:
+  void collect(const DeclContext *DC, int Parent);
+  void add(const Decl *D, int Parent);
+  void findKernels();
+  void conditions();
+  void walk(const Decl *D);
+  void drain();
+  bool reachNamed(const std::set<std::string> &Names, bool MembersOnly);
+  void reachSpelled(const Decl *Instantiation);
+  void walkRecord(const CXXRecordDecl *RD);
+  void markText(const Decl *D);
+  void markOffset(unsigned Offset);
+  void patterns(const Decl *D, llvm::SmallVectorImpl<const Decl *> &Out);
+  bool wanted(const FunctionDecl *FD);
+
+  ASTContext &Ctx;
+  MainFile Main;
+  std::vector<std::string> Wanted;
+  References Refs;
+  std::vector<Entry> Entries;
+  std::vector<const Decl *> Roots;
+  std::vector<std::string> KernelNames;
+  llvm::DenseSet<const Decl *> Reached;
+  llvm::DenseSet<const Type *> TypesSeen;
+  std::deque<const Decl *> Work;
+  llvm::json::Array Conditions;
+};
+
+// ----- entries -----
+
+void Footprint::collect(const DeclContext *DC, int Parent) {
+  for (const Decl *D : DC->decls()) {
+    if (isa<NamespaceDecl, LinkageSpecDecl, ExportDecl>(D)) {
+      collect(cast<DeclContext>(D), Parent);
+      continue;
+    }
+    if (!Main.offset(D->getLocation()) && !Main.offset(D->getBeginLoc()))
+      continue;
+    if (deletable(D))
+      add(D, Parent);
+    else if (!D->isImplicit() && !isa<FieldDecl, AccessSpecDecl, IndirectFieldDecl>(D))
+      Roots.push_back(D);  // spelled here and kept: what it names must stay
+  }
+}
+
+// The range of a declaration's text: from its template header or first attribute to its end and
+// trailing `;`.
+static std::optional<Span> textOf(MainFile &Main, const Decl *D) {
+  auto S = Main.span(D->getSourceRange(), true);
+  if (!S)
+    return std::nullopt;
+  const Decl *Inner = D;
+  if (auto *T = dyn_cast<TemplateDecl>(D))
+    Inner = T->getTemplatedDecl() ? T->getTemplatedDecl() : D;
+  for (const Attr *A : Inner->attrs()) {
+    if (A->isImplicit() || A->isInherited())
+      continue;
+    if (auto B = Main.offset(A->getRange().getBegin()); B && *B < S->Begin && S->Begin - *B < 512)
+      S->Begin = *B;
+  }
+  return S;
+}
+
+void Footprint::add(const Decl *D, int Parent) {
+  auto S = textOf(Main, D);
+  if (!S)
+    return;
+  // Declarations sharing text with the previous sibling (`struct S {} s;`, `int a, b;`, several
+  // made by one macro) are one entry: they can only go together.
+  if (!Entries.empty()) {
+    int Last = Entries.size() - 1;
+    while (Last >= 0 && Entries[Last].Parent != Parent)
+      Last = Entries[Last].Parent;  // up from the previous sibling's last descendant
+    if (Last >= 0 && Entries[Last].Parent == Parent && S->Begin < Entries[Last].Range.End) {
+      Entry &E = Entries[Last];
+      E.Range.End = std::max(E.Range.End, S->End);
+      E.Decls.push_back(D);
+      return;
+    }
+  }
+  Entries.push_back(Entry{*S, Parent, {D}, false});
+  int Self = Entries.size() - 1;
+  // Members are entries of their own: a class may keep some and lose others.
+  const DeclContext *Members = nullptr;
+  if (auto *T = dyn_cast<ClassTemplateDecl>(D))
+    Members = T->getTemplatedDecl();
+  else if (auto *R = dyn_cast<CXXRecordDecl>(D); R && R->isThisDeclarationADefinition())
+    Members = R;
+  if (!Members)
+    return;
+  for (const Decl *M : Members->decls()) {
+    if (deletable(M))  // the injected class name is implicit: not one
+      add(M, Self);
+  }
+}
+
+// The innermost entry at an offset, and every entry around it; those newly reached have their
+// written code walked (a template's non-dependent names are bound where it is written, and
+// must stay declared).
+void Footprint::markOffset(unsigned Offset) {
+  auto It = std::upper_bound(Entries.begin(), Entries.end(), Offset,
+                             [](unsigned O, const Entry &E) { return O < E.Range.Begin; });
+  if (It == Entries.begin())
+    return;
+  int I = (It - Entries.begin()) - 1;
+  while (I >= 0 && Entries[I].Range.End <= Offset)
+    I = Entries[I].Parent;
+  for (; I >= 0 && !Entries[I].Reached; I = Entries[I].Parent) {
+    Entries[I].Reached = true;
+    for (const Decl *W : Entries[I].Decls)
+      reach(W);
+  }
+}
+
+// The declarations whose text produced `D`: the templates and members it was instantiated from,
+// the primary template of a specialization.
+void Footprint::patterns(const Decl *D, llvm::SmallVectorImpl<const Decl *> &Out) {
+  Out.push_back(D);
+  if (auto *FD = dyn_cast<FunctionDecl>(D)) {
+    if (auto *P = FD->getTemplateInstantiationPattern())
+      Out.push_back(P);
+    if (auto *T = FD->getPrimaryTemplate()) {
+      for (auto *P = T; P; P = P->getInstantiatedFromMemberTemplate())
+        Out.push_back(P);
+    }
+    if (auto *M = FD->getInstantiatedFromMemberFunction())
+      Out.push_back(M);
+    if (auto *T = FD->getDescribedFunctionTemplate())
+      Out.push_back(T);
+  } else if (auto *RD = dyn_cast<CXXRecordDecl>(D)) {
+    if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+      auto From = S->getSpecializedTemplateOrPartial();
+      if (auto *T = From.dyn_cast<ClassTemplateDecl *>())
+        Out.push_back(T);
+      else if (auto *P = From.dyn_cast<ClassTemplatePartialSpecializationDecl *>()) {
+        Out.push_back(P);
+        Out.push_back(P->getSpecializedTemplate());
+      }
+      Out.push_back(S->getSpecializedTemplate());
+    }
+    if (auto *P = RD->getTemplateInstantiationPattern())
+      Out.push_back(P);
+    if (auto *M = RD->getInstantiatedFromMemberClass())
+      Out.push_back(M);
+    if (auto *T = RD->getDescribedClassTemplate())
+      Out.push_back(T);
+  } else if (auto *VD = dyn_cast<VarDecl>(D)) {
+    if (auto *S = dyn_cast<VarTemplateSpecializationDecl>(VD)) {
+      auto From = S->getSpecializedTemplateOrPartial();
+      if (auto *T = From.dyn_cast<VarTemplateDecl *>())
+        Out.push_back(T);
+      else if (auto *P = From.dyn_cast<VarTemplatePartialSpecializationDecl *>())
+        Out.push_back(P);
+      Out.push_back(S->getSpecializedTemplate());
+    }
+    if (auto *P = VD->getTemplateInstantiationPattern())
+      Out.push_back(P);
+    if (auto *M = VD->getInstantiatedFromStaticDataMember())
+      Out.push_back(M);
+    if (auto *T = VD->getDescribedVarTemplate())
+      Out.push_back(T);
+  } else if (auto *ED = dyn_cast<EnumDecl>(D)) {
+    if (auto *M = ED->getInstantiatedFromMemberEnum())
+      Out.push_back(M);
+  } else if (auto *T = dyn_cast<TemplateDecl>(D)) {
+    if (auto *In = T->getTemplatedDecl())
+      Out.push_back(In);
+  }
+}
+
+// Mark the text of `D` and of everything it was made from, over all their redeclarations.
+void Footprint::markText(const Decl *D) {
+  llvm::SmallVector<const Decl *, 8> From;
+  patterns(D, From);
+  for (const Decl *P : From) {
+    for (const Decl *R : P->redecls()) {
+      // the name's location if the file has it, else the beginning (an instantiation keeps
+      // its pattern's locations)
+      if (auto O = Main.offset(R->getLocation()))
+        markOffset(*O);
+      else if (auto B = Main.offset(R->getBeginLoc()))
+        markOffset(*B);
+    }
+    if (P != D)
+      reach(P);
+  }
+}
+
+void Footprint::reach(const Decl *D) {
+  if (!D)
+    return;
+  if (Reached.insert(D).second)
+    Work.push_back(D);
+}
+
+void Footprint::reachTemplateName(TemplateName N) {
+  if (auto *U = N.getAsUsingShadowDecl())
+    reach(U);
+  if (auto *T = N.getAsTemplateDecl())
+    reach(T);
+}
+
+void Footprint::reachArgument(const TemplateArgument &A) {
+  switch (A.getKind()) {
+  case TemplateArgument::Type:
+    reachType(A.getAsType());
+    break;
+  case TemplateArgument::Declaration:
+    reach(A.getAsDecl());
+    reachType(A.getParamTypeForDecl());
+    break;
+  case TemplateArgument::Template:
+  case TemplateArgument::TemplateExpansion:
+    reachTemplateName(A.getAsTemplateOrTemplatePattern());
+    break;
+  case TemplateArgument::Expression:
+    Refs.walkStmt(A.getAsExpr());
+    break;
+  case TemplateArgument::StructuralValue:
+    reachType(A.getStructuralValueType());
+    if (A.getAsStructuralValue().isLValue())
+      if (auto *VD = A.getAsStructuralValue().getLValueBase().dyn_cast<const ValueDecl *>())
+        reach(VD);
+    break;
+  case TemplateArgument::Integral:
+    reachType(A.getIntegralType());
+    break;
+  case TemplateArgument::Pack:
+    for (const auto &P : A.pack_elements())
+      reachArgument(P);
+    break;
+  default:
+    break;
+  }
+}
+
+// The declarations a type names: its typedefs and aliases (sugar), classes, enums, templates
+// and their arguments, through pointers, arrays and function types.
+void Footprint::reachType(QualType T) {
+  while (!T.isNull()) {
+    const Type *Ty = T.getTypePtr();
+    if (!TypesSeen.insert(Ty).second)
+      return;
+    if (auto *X = dyn_cast<TypedefType>(Ty))
+      reach(X->getDecl());
+    else if (auto *X = dyn_cast<UsingType>(Ty))
+      reach(X->getDecl());
+    else if (auto *X = dyn_cast<TagType>(Ty))
+      reach(X->getDecl());
+    else if (auto *X = dyn_cast<TemplateSpecializationType>(Ty)) {
+      reachTemplateName(X->getTemplateName());
+      for (const auto &A : X->template_arguments())
+        reachArgument(A);
+    } else if (auto *X = dyn_cast<DeducedTemplateSpecializationType>(Ty))
+      reachTemplateName(X->getTemplateName());
+    else if (auto *X = dyn_cast<SubstTemplateTypeParmType>(Ty))
+      reachType(X->getReplacementType());
+    else if (auto *X = dyn_cast<AutoType>(Ty); X && X->isConstrained())
+      reach(X->getTypeConstraintConcept());
+    if (auto *X = dyn_cast<PointerType>(Ty))
+      reachType(X->getPointeeType());
+    else if (auto *X = dyn_cast<ReferenceType>(Ty))
+      reachType(X->getPointeeType());
+    else if (auto *X = dyn_cast<MemberPointerType>(Ty)) {
+      reachType(X->getPointeeType());
+      if (auto *C = X->getMostRecentCXXRecordDecl())
+        reach(C);
+    } else if (auto *X = dyn_cast<ArrayType>(Ty))
+      reachType(X->getElementType());
+    else if (auto *X = dyn_cast<VectorType>(Ty))
+      reachType(X->getElementType());
+    else if (auto *X = dyn_cast<FunctionProtoType>(Ty)) {
+      reachType(X->getReturnType());
+      for (QualType P : X->param_types())
+        reachType(P);
+    }
+    QualType Next = Ty->getLocallyUnqualifiedSingleStepDesugaredType();
+    if (Next.getTypePtr() == Ty)
+      return;
+    T = Next;
+  }
+}
+
+// ----- roots -----
+
+bool Footprint::wanted(const FunctionDecl *FD) {
+  if (Wanted.empty())
+    return true;
+  ASTNameGenerator Names(Ctx);
+  std::string Mangled = Names.getName(FD);
+  std::string Qualified = FD->getQualifiedNameAsString();
+  std::string Plain = FD->getNameAsString();
+  for (const auto &W : Wanted)
+    if (W == Mangled || W == Qualified || W == Plain)
+      return true;
+  return false;
+}
+
+// The kernels kept, and what makes them exist: every function whose code names one of them, or
+// names a function that does (a launcher, the host code calling it). In a device-only run the
+// host side is parsed and instantiated, only not compiled, so its references are all here.
+class Callers : public RecursiveASTVisitor<Callers> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool TraverseDecl(Decl *D) {
+    auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (FD)
+      Stack.push_back(FD);
+    bool Ok = RecursiveASTVisitor::TraverseDecl(D);
+    if (FD)
+      Stack.pop_back();
+    return Ok;
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    // a kernel compiled: a plain one or an instantiation, not a template's pattern
+    if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() && !FD->isDependentContext())
+      Kernels.push_back(FD);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl()); FD && !Stack.empty())
+      By[FD->getCanonicalDecl()].push_back(Stack.back());
+    return true;
+  }
+  std::vector<FunctionDecl *> Stack, Kernels;
+  llvm::DenseMap<const FunctionDecl *, std::vector<FunctionDecl *>> By;  // callee -> the functions naming it
+};
+
+void Footprint::findKernels() {
+  Callers C;
+  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::deque<const FunctionDecl *> Up;
+  llvm::DenseSet<const FunctionDecl *> Seen;
+  for (FunctionDecl *K : C.Kernels) {
+    if (!wanted(K))
+      continue;
+    KernelNames.push_back(ASTNameGenerator(Ctx).getName(K));
+    if (Seen.insert(K->getCanonicalDecl()).second)
+      Up.push_back(K);
+  }
+  while (!Up.empty()) {
+    const FunctionDecl *F = Up.front();
+    Up.pop_front();
+    Roots.push_back(F);
+    auto It = C.By.find(F->getCanonicalDecl());
+    if (It == C.By.end())
+      continue;
+    for (FunctionDecl *Caller : It->second) {
+      // a lambda's operator is walked with the function around it; reach the latter
+      const FunctionDecl *Outer = Caller;
+      while (auto *M = dyn_cast<CXXMethodDecl>(Outer)) {
+        if (!M->getParent()->isLambda())
+          break;
+        auto *Around = dyn_cast_or_null<FunctionDecl>(M->getParent()->getDeclContext());
+        if (!Around)
+          break;
+        Outer = Around;
+      }
+      for (const FunctionDecl *G : {static_cast<const FunctionDecl *>(Caller), Outer})
+        if (Seen.insert(G->getCanonicalDecl()).second)
+          Up.push_back(G);
+    }
+  }
+}
+
+// Explicit instantiations written in the file are kept (they are not entries): their
+// specializations and the arguments they spell are roots.
+class Instantiations : public RecursiveASTVisitor<Instantiations> {
+public:
+  Instantiations(MainFile &M) : M(M) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    check(FD, FD->getTemplateSpecializationKind(), FD->getPointOfInstantiation());
+    return true;
+  }
+  bool VisitClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *D) {
+    check(D, D->getSpecializationKind(), D->getPointOfInstantiation());
+    return true;
+  }
+  bool VisitVarTemplateSpecializationDecl(VarTemplateSpecializationDecl *D) {
+    check(D, D->getSpecializationKind(), D->getPointOfInstantiation());
+    return true;
+  }
+  void check(Decl *D, TemplateSpecializationKind K, SourceLocation Where) {
+    if ((K == TSK_ExplicitInstantiationDefinition || K == TSK_ExplicitInstantiationDeclaration) && M.offset(Where))
+      Found.push_back(D);
+  }
+  MainFile &M;
+  std::vector<Decl *> Found;
+};
+
+// ----- the walk -----
+
+void Footprint::walk(const Decl *D) {
+  markText(D);
+  Decl *M = const_cast<Decl *>(D);
+  if (auto *U = dyn_cast<UsingShadowDecl>(D)) {
+    reach(U->getIntroducer());
+    reach(U->getTargetDecl());
+    return;
+  }
+  if (auto *U = dyn_cast<BaseUsingDecl>(D)) {
+    for (auto *S : U->shadows())
+      reach(S->getTargetDecl());
+    Refs.walk(M, false);
+    return;
+  }
+  if (auto *E = dyn_cast<EnumConstantDecl>(D)) {
+    reach(cast<Decl>(E->getDeclContext()));
+    return;
+  }
+  if (auto *FD = dyn_cast<FieldDecl>(D)) {
+    reach(FD->getParent());
+    return;
+  }
+  if (auto *RD = dyn_cast<CXXRecordDecl>(D)) {
+    walkRecord(RD);
+    return;
+  }
+  if (auto *T = dyn_cast<TemplateDecl>(D)) {
+    Refs.walkParameters(T->getTemplateParameters());
+    if (auto *C = dyn_cast<ConceptDecl>(T))
+      Refs.walkConstraint(C->getConstraintExpr());
+    if (auto *A = dyn_cast<TypeAliasTemplateDecl>(T))
+      Refs.walk(A->getTemplatedDecl(), true);
+    reach(T->getTemplatedDecl());
+    return;
+  }
+  if (auto *FD = dyn_cast<FunctionDecl>(D)) {
+    bool Pattern = FD->isDependentContext();
+    for (const FunctionDecl *R : FD->redecls())  // every declaration spelled stays: its signature too
+      Refs.walk(const_cast<FunctionDecl *>(R), Pattern);
+    if (auto *Args = FD->getTemplateSpecializationArgs())
+      for (const auto &A : Args->asArray())
+        reachArgument(A);
+    if (auto *Written = FD->getTemplateSpecializationArgsAsWritten())
+      for (const auto &A : Written->arguments())
+        Refs.walkTemplateArgumentLoc(A);
+    for (const FunctionDecl *R : FD->redecls())
+      if (const Expr *C = R->getTrailingRequiresClause().ConstraintExpr)
+        Refs.walkConstraint(const_cast<Expr *>(C));
+    if (auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+      reach(MD->getParent());
+      for (const CXXMethodDecl *O : MD->overridden_methods())
+        reach(O);
+    }
+    return;
+  }
+  if (auto *VD = dyn_cast<VarDecl>(D)) {
+    for (const VarDecl *R : VD->redecls())
+      Refs.walk(const_cast<VarDecl *>(R), VD->isTemplated());
+    if (auto *S = dyn_cast<VarTemplateSpecializationDecl>(VD)) {
+      for (const auto &A : S->getTemplateArgs().asArray())
+        reachArgument(A);
+      if (auto *W = S->getTemplateArgsAsWritten())
+        for (const auto &A : W->arguments())
+          Refs.walkTemplateArgumentLoc(A);
+    }
+    if (auto *R = dyn_cast<CXXRecordDecl>(VD->getDeclContext()))
+      reach(R);
+    return;
+  }
+  if (isa<NamespaceDecl, TranslationUnitDecl, LinkageSpecDecl>(D))
+    return;
+  Refs.walk(M, D->isTemplated());
+  if (auto *R = dyn_cast<CXXRecordDecl>(D->getDeclContext()))
+    reach(R);
+}
+
+// A class kept: what its layout and its implicit members need (bases, fields), the members
+// called without being named (destructor, virtual functions), and the special members whose
+// declaration decides which implicit ones exist. Other members are reached only when named.
+void Footprint::walkRecord(const CXXRecordDecl *RD) {
+  if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+    for (const auto &A : S->getTemplateArgs().asArray())
+      reachArgument(A);
+    if (auto *W = S->getTemplateArgsAsWritten())
+      for (const auto &A : W->arguments())
+        Refs.walkTemplateArgumentLoc(A);
+    if (auto *P = dyn_cast<ClassTemplatePartialSpecializationDecl>(S))
+      Refs.walkParameters(P->getTemplateParameters());
+  }
+  if (auto *Outer = dyn_cast<CXXRecordDecl>(RD->getDeclContext()))
+    reach(Outer);
+  const CXXRecordDecl *Def = RD->getDefinition();
+  if (!Def || Def->isLambda())
+    return;
+  if (Def != RD)
+    reach(Def);
+  for (const CXXBaseSpecifier &B : Def->bases()) {
+    if (auto *TSI = B.getTypeSourceInfo())
+      Refs.walkTypeLoc(TSI->getTypeLoc());
+    reachType(B.getType());
+  }
+  for (const Decl *M : Def->decls()) {
+    Decl *Mut = const_cast<Decl *>(M);
+    if (isa<FieldDecl, IndirectFieldDecl>(M) || (isa<UsingDecl, UsingEnumDecl>(M)))
+      Refs.walk(Mut, Def->isDependentContext());
+    else if (auto *F = dyn_cast<FriendDecl>(M); F && !isFriendDefinition(F))
+      Refs.walk(Mut, Def->isDependentContext());
+    else if (auto *MD = dyn_cast<CXXMethodDecl>(M)) {
+      bool Special = isa<CXXDestructorDecl>(MD) || MD->isVirtual() || MD->isDeleted() ||
+                     MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator();
+      if (auto *C = dyn_cast<CXXConstructorDecl>(MD))
+        Special |= C->isDefaultConstructor() || C->isCopyOrMoveConstructor();
+      if (Special)
+        reach(MD);
+    } else if (auto *T = dyn_cast<FunctionTemplateDecl>(M)) {
+      if (auto *C = dyn_cast<CXXConstructorDecl>(T->getTemplatedDecl()); C && C->isDefaultConstructor())
+        reach(T);
+    }
+  }
+}
+
+// ----- References -----
+
+void References::walk(Decl *D, bool InPattern) {
+  Decl *OldTop = Top;
+  bool OldPattern = Pattern;
+  Top = D;
+  Pattern = InPattern;
+  TraverseDecl(D);
+  Top = OldTop;
+  Pattern = OldPattern;
+}
+
+bool References::TraverseDecl(Decl *D) {
+  if (!D || D == Top)
+    return RecursiveASTVisitor::TraverseDecl(D);
+  if (auto *R = dyn_cast<CXXRecordDecl>(D); R && R->isLambda())
+    return RecursiveASTVisitor::TraverseDecl(D);
+  if (isa<TagDecl, TemplateDecl, FunctionDecl>(D) && !isa<ParmVarDecl>(D)) {
+    F.reach(D);  // walked on its own
+    return true;
+  }
+  return RecursiveASTVisitor::TraverseDecl(D);
+}
+
+bool References::TraverseIfStmt(IfStmt *S) {
+  if (Pattern && S->isConstexpr()) {
+    if (auto O = F.file().offset(S->getIfLoc())) {
+      auto It = F.DiscardedElse.find(*O);
+      if (It != F.DiscardedElse.end()) {
+        TraverseStmt(S->getInit());
+        TraverseStmt(S->getCond());
+        TraverseStmt(It->second ? S->getThen() : S->getElse());
+        return true;
+      }
+    }
+  }
+  return RecursiveASTVisitor::TraverseIfStmt(S);
+}
+
+bool References::TraverseTemplateName(TemplateName N) {
+  F.reachTemplateName(N);
+  return RecursiveASTVisitor::TraverseTemplateName(N);
+}
+
+bool References::VisitDeclRefExpr(DeclRefExpr *E) {
+  F.reach(E->getDecl());
+  if (E->getFoundDecl() != E->getDecl())
+    F.reach(E->getFoundDecl());
+  return true;
+}
+
+bool References::VisitMemberExpr(MemberExpr *E) {
+  F.reach(E->getMemberDecl());
+  F.reach(E->getFoundDecl().getDecl());
+  return true;
+}
+
+bool References::VisitCallExpr(CallExpr *E) {
+  F.reach(E->getDirectCallee());
+  return true;
+}
+
+bool References::VisitCXXConstructExpr(CXXConstructExpr *E) {
+  F.reach(E->getConstructor());
+  if (auto *R = E->getType()->getAsCXXRecordDecl())
+    if (auto *D = R->getDestructor())
+      F.reach(D);
+  return true;
+}
+
+bool References::VisitCXXNewExpr(CXXNewExpr *E) {
+  F.reach(E->getOperatorNew());
+  F.reach(E->getOperatorDelete());
+  return true;
+}
+
+bool References::VisitCXXDeleteExpr(CXXDeleteExpr *E) {
+  F.reach(E->getOperatorDelete());
+  if (auto *R = E->getDestroyedType()->getAsCXXRecordDecl())
+    F.reach(R->getDestructor());
+  return true;
+}
+
+bool References::VisitCastExpr(CastExpr *E) {
+  F.reach(E->getConversionFunction());
+  return true;
+}
+
+bool References::VisitConceptSpecializationExpr(ConceptSpecializationExpr *E) {
+  F.reach(E->getNamedConcept());
+  return true;
+}
+
+bool References::VisitExpr(Expr *E) {
+  if (!E->isTypeDependent())
+    F.reachType(E->getType());
+  return true;
+}
+
+bool References::VisitTypeLoc(TypeLoc TL) {
+  F.reachType(TL.getType());
+  return true;
+}
+
+bool References::VisitDecl(Decl *D) {
+  if (auto *V = dyn_cast<ValueDecl>(D))
+    F.reachType(V->getType());
+  if (auto *T = dyn_cast<TypedefNameDecl>(D))
+    F.reachType(T->getUnderlyingType());
+  return true;
+}
+
+bool References::TraverseRequiresExpr(RequiresExpr *E) {
+  ++InConstraint;
+  bool Ok = RecursiveASTVisitor::TraverseRequiresExpr(E);
+  --InConstraint;
+  return Ok;
+}
+
+void References::constraintName(DeclarationName N) {
+  if (InConstraint && N.isIdentifier())
+    F.ConstraintNames.insert(N.getAsString());
+}
+
+bool References::VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *E) {
+  constraintName(E->getDeclName());
+  return true;
+}
+
+bool References::VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E) {
+  constraintName(E->getMember());
+  return true;
+}
+
+bool References::VisitOverloadExpr(OverloadExpr *E) {
+  constraintName(E->getName());
+  return true;
+}
+
+// ----- conditions -----
+
+// Every `if` and `?:` of the code, in every instantiation: a condition with the same constant
+// value wherever it was instantiated can be folded in the text that was written.
+class ConditionValues : public RecursiveASTVisitor<ConditionValues> {
+public:
+  ConditionValues(MainFile &M) : M(M) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  struct Seen {
+    std::string Kind;
+    SourceRange Whole, Cond, Then, Else;
+    bool Init = false, Unknown = false;
+    std::set<bool> Values;
+    const Stmt *ThenStmt = nullptr, *ElseStmt = nullptr;
+  };
+  std::map<unsigned, Seen> ByOffset;
+
+  bool VisitIfStmt(IfStmt *S) {
+    if (S->isConsteval())
+      return true;
+    Seen &E = record(S->getIfLoc(), S->isConstexpr() ? "if constexpr" : "if", S->getSourceRange(),
+                     S->getCond(), S->getThen(), S->getElse());
+    E.Init |= S->getInit() || S->getConditionVariable();
+    note(E, S->getCond());
+    return true;
+  }
+  bool VisitConditionalOperator(ConditionalOperator *C) {
+    Seen &E = record(C->getQuestionLoc(), "?:", C->getSourceRange(), C->getCond(), C->getTrueExpr(),
+                     C->getFalseExpr());
+    note(E, C->getCond());
+    return true;
+  }
+
+private:
+  Seen &record(SourceLocation Key, const char *Kind, SourceRange Whole, Expr *Cond, Stmt *Then, Stmt *Else) {
+    auto O = M.offset(Key);
+    Seen &E = ByOffset[O && Key.isFileID() ? *O : ~0u];
+    if (E.Kind.empty()) {
+      E.Kind = Kind;
+      E.Whole = Whole;
+      E.Cond = Cond ? Cond->getSourceRange() : SourceRange();
+      E.Then = Then ? Then->getSourceRange() : SourceRange();
+      E.Else = Else ? Else->getSourceRange() : SourceRange();
+      E.ThenStmt = Then;
+      E.ElseStmt = Else;
+    }
+    return E;
+  }
+  // A dependent condition is the pattern's, which says nothing; any other is one instantiation's
+  // (or a plain function's) value, or else makes the condition not constant.
+  void note(Seen &E, Expr *Cond) {
+    if (!Cond || Cond->isValueDependent() || Cond->isTypeDependent())
+      return;
+    APValue V;
+    if (constantEvaluated(Cond) || !Cond->isCXX11ConstantExpr(M.Ctx, &V) || !V.isInt()) {
+      E.Unknown = true;
+      return;
+    }
+    E.Values.insert(V.getInt().getBoolValue());
+  }
+  // `std::is_constant_evaluated()` is true when asked as a constant expression, false at run time.
+  static bool constantEvaluated(const Stmt *S) {
+    if (!S)
+      return false;
+    if (auto *C = dyn_cast<CallExpr>(S))
+      if (C->getBuiltinCallee() == Builtin::BI__builtin_is_constant_evaluated)
+        return true;
+    for (const Stmt *Child : S->children())
+      if (constantEvaluated(Child))
+        return true;
+    return false;
+  }
+  MainFile &M;
+};
+
+void Footprint::conditions() {
+  ConditionValues C(Main);
+  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (auto &[Offset, E] : C.ByOffset) {
+    if (Offset == ~0u || E.Unknown || E.Values.size() != 1)
+      continue;
+    if (!Main.plain(E.Whole) || !Main.plain(E.Cond) || !Main.plain(E.Then) ||
+        (E.Else.isValid() && !Main.plain(E.Else)))
+      continue;
+    bool Value = *E.Values.begin();
+    bool Statement = E.Kind != "?:";
+    auto Branch = [&](SourceRange R, const Stmt *S) -> llvm::json::Value {
+      if (R.isInvalid())
+        return nullptr;
+      auto Sp = Main.span(R, Statement && !isa<CompoundStmt, NullStmt>(S));
+      if (!Sp)
+        return nullptr;
+      return llvm::json::Array{Sp->Begin, Sp->End};
+    };
+    const Stmt *LastStmt = E.ElseStmt ? E.ElseStmt : E.ThenStmt;
+    auto Whole = Main.span(E.Whole, Statement && !isa<CompoundStmt, NullStmt>(LastStmt));
+    auto Cond = Main.span(E.Cond, false);
+    if (!Whole || !Cond)
+      continue;
+    if (E.Kind == "if constexpr")
+      DiscardedElse[Offset] = Value;
+    Conditions.push_back(llvm::json::Object{
+        {"kind", E.Kind}, {"value", Value}, {"begin", Whole->Begin}, {"end", Whole->End},
+        {"cond", llvm::json::Array{Cond->Begin, Cond->End}}, {"then", Branch(E.Then, E.ThenStmt)},
+        {"else", Branch(E.Else, E.ElseStmt)}, {"init", E.Init}});
+  }
+}
+
+// Entries named in `Names`: members of reached classes, and (unless `MembersOnly`) functions and
+// variables at namespace scope. Whether any was newly reached.
+bool Footprint::reachNamed(const std::set<std::string> &Names, bool MembersOnly) {
+  bool Any = false;
+  for (auto &E : Entries) {
+    if (E.Reached || (E.Parent >= 0 ? !Entries[E.Parent].Reached : MembersOnly))
+      continue;
+    for (const Decl *D : E.Decls) {
+      auto *N = dyn_cast<NamedDecl>(D);
+      if (N && N->getDeclName().isIdentifier() && Names.count(N->getName().str()) &&
+          (E.Parent >= 0 || isa<FunctionDecl, FunctionTemplateDecl, VarDecl, VarTemplateDecl>(D))) {
+        markOffset(E.Range.Begin);
+        Any = true;
+        break;
+      }
+    }
+  }
+  return Any;
+}
+
+// What an explicit instantiation spells: its template arguments are not kept in the AST as
+// written (`launch<conv::configs[53]>` keeps the value, not `configs`), so the names in its
+// text reach the declarations of those names.
+void Footprint::reachSpelled(const Decl *D) {
+  SourceLocation Where;
+  if (auto *FD = dyn_cast<FunctionDecl>(D))
+    Where = FD->getPointOfInstantiation();
+  else if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(D))
+    Where = S->getPointOfInstantiation();
+  else if (auto *V = dyn_cast<VarTemplateSpecializationDecl>(D))
+    Where = V->getPointOfInstantiation();
+  auto O = Main.offset(Where);
+  if (!O)
+    return;
+  std::set<std::string> Names;
+  StringRef Text = Main.Text;
+  for (unsigned I = *O; I < Text.size() && Text[I] != ';';) {
+    if (isalpha(Text[I]) || Text[I] == '_') {
+      unsigned J = I;
+      while (J < Text.size() && (isalnum(Text[J]) || Text[J] == '_'))
+        ++J;
+      Names.insert(Text.substr(I, J - I).str());
+      I = J;
+    } else
+      ++I;
+  }
+  reachNamed(Names, false);
+}
+
+void Footprint::drain() {
+  do {
+    while (!Work.empty()) {
+      const Decl *D = Work.front();
+      Work.pop_front();
+      walk(D);
+    }
+  } while (reachNamed(ConstraintNames, false) && !Work.empty());
+}
+
+// ----- the run -----
+
+void Footprint::run(llvm::raw_ostream &OS) {
+  collect(Ctx.getTranslationUnitDecl(), -1);
+  conditions();  // first: the walk of patterns skips the branches no instantiation takes
+  findKernels();
+  llvm::json::Object Out{{"size", Main.size()}};
+  if (KernelNames.empty()) {
+    Out["error"] = Wanted.empty() ? "no kernel in the translation unit" : "no kernel has the name asked for";
+    OS << llvm::json::Value(std::move(Out)) << "\n";
+    return;
+  }
+  Instantiations I(Main);
+  I.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (Decl *D : I.Found) {
+    Roots.push_back(D);
+    reachSpelled(D);
+  }
+  for (const Decl *R : Roots) {
+    reach(R);
+    if (auto *FD = dyn_cast<FunctionDecl>(R))
+      if (auto *Written = FD->getTemplateSpecializationArgsAsWritten())
+        for (const auto &A : Written->arguments())
+          Refs.walkTemplateArgumentLoc(A);
+  }
+  drain();
+  // a using-declaration stays when what it brings in does
+  for (auto &E : Entries)
+    for (const Decl *D : E.Decls)
+      if (auto *U = dyn_cast<UsingDecl>(D))
+        for (auto *S : U->shadows())
+          if (Reached.contains(S->getTargetDecl()) || Reached.contains(S))
+            markOffset(E.Range.Begin);
+
+  llvm::json::Array Kernels;
+  for (auto &K : KernelNames)
+    Kernels.push_back(K);
+  llvm::json::Array Listed;
+  for (auto &E : Entries) {
+    std::string Kind, Name;
+    for (const Decl *D : E.Decls) {
+      Kind += (Kind.empty() ? "" : ",") + kindOf(D);
+      Name += (Name.empty() ? "" : ",") + nameOf(D);
+    }
+    Listed.push_back(llvm::json::Object{{"begin", E.Range.Begin}, {"end", E.Range.End}, {"kind", Kind},
+                                        {"name", Name}, {"parent", E.Parent}, {"reached", E.Reached}});
+  }
+  Out["kernels"] = std::move(Kernels);
+  Out["entries"] = std::move(Listed);
+  Out["conditions"] = std::move(Conditions);
+  OS << llvm::json::Value(std::move(Out)) << "\n";
+}
+
+class Consumer : public ASTConsumer {
+public:
+  Consumer(CompilerInstance &CI, std::vector<std::string> Kernels) : CI(CI), Kernels(std::move(Kernels)) {}
+  // After Sema's end-of-TU instantiations: the AST holds every instantiation the TU needs.
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred()) {
+      llvm::outs() << llvm::json::Value(llvm::json::Object{{"error", "the file does not compile"}}) << "\n";
+      return;
+    }
+    Footprint(Ctx, Kernels).run(llvm::outs());
+  }
+
+private:
+  CompilerInstance &CI;
+  std::vector<std::string> Kernels;
+};
+
+class Action : public PluginASTAction {
+protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    return std::make_unique<Consumer>(CI, Kernels);
+  }
+  // kernel=NAME (mangled, qualified or plain; repeatable): the kernels kept; none: all of them
+  bool ParseArgs(const CompilerInstance &, const std::vector<std::string> &Args) override {
+    for (const auto &A : Args)
+      if (StringRef(A).starts_with("kernel="))
+        Kernels.push_back(A.substr(7));
+    return true;
+  }
+  // after the main action: the front end runs as usual, templates are instantiated
+  ActionType getActionType() override { return AddAfterMainAction; }
+
+private:
+  std::vector<std::string> Kernels;
+};
+
+} // namespace
+
+static FrontendPluginRegistry::Add<Action> X("footprint", "the declarations the kept kernels reach");

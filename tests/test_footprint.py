@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import shlex
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from conftest import ROOT, needs_clang22
 
 from interestingness.compile import Compiler, prepare_flags
 from interestingness.toolchain import find_toolchain
+from reducer.passes import REGISTRY
 from reducer.text import footprint
 from reducer.text.edits import Edit, apply
 from reducer.text.flatten import flatten, include_dirs
+from reducer.text.source import Source
 from reducer.text.values import ClangValues
 
 pytestmark = needs_clang22
@@ -150,6 +153,28 @@ def test_a_corpus_case_loses_its_unreached_code_in_one_candidate_that_compiles(t
         assert len(text) - len(smaller) > 30_000
     else:  # a reduced case: almost everything is the kernel's
         assert r["wgrad_kernel"] and r["Config::lds_stage_bytes"] and not r["to_bf16"]
+
+
+def test_the_passes_delete_the_unreached_code_in_one_candidate_then_fold_the_conditions(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (KERN,))
+
+    def source(text: bytes) -> Source:
+        return Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
+
+    items = REGISTRY["unreached"].items(source(SMALL), 0)
+    assert items is not None and len(items) == 10  # 9 declarations (2 of `spare`), the branch kern<2> discards
+    one = apply(SMALL, chain.from_iterable(items))  # the engine's first chunk: all of them
+    assert compiles(c, one)
+    assert b"only_discarded" not in one and b"spare" not in one and b"host_unrelated" not in one
+    assert b"struct Local" in one and b"fwd(int);" in one and b"if constexpr (N > 4) {} else" in one
+    assert REGISTRY["unreached"].items(source(one), 0) == []  # all that is left is reached
+    folds = REGISTRY["folded"].items(source(one), 0)
+    assert folds is not None and len(folds) == 2
+    folded = apply(one, chain.from_iterable(folds))
+    assert compiles(c, folded) and b"if constexpr" not in folded and b"int k = (2);" in folded
+    assert b"{ return helper(x); }" in folded
+    assert REGISTRY["unreached"].items(Source(SMALL, "cuda"), 0) == []  # no compiler to ask: nothing
 
 
 def test_a_missing_or_stale_plugin_names_the_setup_command(tmp_path, monkeypatch):

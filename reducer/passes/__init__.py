@@ -1,7 +1,8 @@
 """The pass registry and the default schedule (a C-Vise pass group in one list).
 
-The schedule runs first the cheap whole-file cleanups, then the structural passes from coarse to
-fine, repeating that main list until a full sweep changes nothing; then the replacement passes,
+The schedule runs first the cheap whole-file cleanups and what the compiler's footprint says no
+kept kernel reaches (unreached, folded), then the structural passes from coarse to fine,
+repeating that main list until a full sweep changes nothing; then the replacement passes,
 which go past that fixpoint (and back to the main list when one is accepted); last it joins
 lines, which would have blinded the line pass earlier.
 
@@ -19,6 +20,7 @@ from .branches import Branches
 from .conditionals import Conditionals
 from .constants import Constants
 from .expr_constant import ExprConstant
+from .folded import Folded
 from .globals import GlobalToLocal, LocalToGlobal
 from .hoist import Hoist
 from .inline import Inline
@@ -31,6 +33,7 @@ from .replace import ReplaceCalls, ReplaceSubtrees, ReplaceTypes
 from .table_index import RebaseIndex
 from .text import Blank, Comments, Lines, Tokens
 from .tree_delete import TreeDelete
+from .unreached import Unreached
 from .unused import Unused
 
 
@@ -44,15 +47,16 @@ REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
     Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
-    Hoist(), RebaseIndex(), Instantiate(),
+    Hoist(), RebaseIndex(), Instantiate(), Unreached(), Folded(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     ReplaceCalls(), ReplaceTypes(), ReplaceSubtrees(),
     *balanced_passes(),
 )
 
-FIRST = ("comments", "blank")
+FIRST = ("comments", "blank", "unreached", "folded")
 MAIN = (
-    "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases", "constants", "global-to-local",
+    "unreached", "folded", "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases",
+    "constants", "global-to-local",
     "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",
@@ -65,7 +69,7 @@ REPLACE = ("replace-calls", "replace-types", "replace-subtrees")
 LAST = ("join-lines",)
 # main passes the engine runs again, mid-pass, as soon as the file has shrunk enough, and between
 # two passes whenever it has changed (Schedule.revisit)
-REVISIT = ("instantiate", "unused")
+REVISIT = ("unreached", "instantiate", "unused")
 # the coarse head of the main list, run again before the next fine pass once the fine passes have
 # shrunk the file by a tenth since it last ran (Schedule.coarse)
 COARSE = MAIN[:MAIN.index("tree-delete") + 1]
@@ -80,8 +84,9 @@ def catalogue() -> str:
              "--replacements); when one of these is accepted, the main sweeps resume and the replacement",
              "passes come again at their next fixpoint. Last, the last passes once. --skip-passes takes",
              "passes out of it; --passes runs only the passes it names, swept as the main passes.",
-             f"Within a sweep, {' and '.join(REVISIT)} run again between two searches of another pass as",
-             "soon as the file has shrunk by a fifth since they last ran, and after any pass that changed it;",
+             f"Within a sweep, {', '.join(REVISIT[:-1])} and {REVISIT[-1]} run again between two searches of",
+             "another pass as soon as the file has shrunk by a fifth since they last ran, and after any pass",
+             "that changed it (the footprint passes ask the compiler again then);",
              f"the main passes through {COARSE[-1]} run again before the next pass once the passes after them",
              "have shrunk the file by a tenth.",
              "Then, with --format, hygiene: empty statements and unused labels go; uninitialised scalars get",

@@ -1,0 +1,33 @@
+"""Delete what the kept kernels do not reach, as the compiler says (the footprint, text/footprint.py):
+every unreached declaration of the file, and every `if constexpr` branch that no instantiation
+takes, emptied.
+
+The two go together: a template's branch that no instantiation takes is still parsed, and the
+names it uses without depending on the template must stay declared; the footprint calls a
+function that only such a branch calls unreached, so the branch goes with it. Every item is
+likely to pass and the first chunk is all of them: on library code one test removes most of
+the file (issue 41). When the oracle refuses it, ddmin halves the set, never one declaration at
+a time first. Without a compiler to ask (a script oracle), the pass proposes nothing.
+"""
+from __future__ import annotations
+
+from ..text.edits import Edit, Item, deletion, line_span
+from ..text.source import Source
+from .base import Pass
+
+
+class Unreached(Pass):
+    name = "unreached"
+    summary = ("delete the declarations the kept kernels do not reach and the branches no instantiation takes "
+               "(clang plugin)")
+
+    def enumerate(self, src: Source) -> list[Item]:
+        fp = src.values.footprint(src.text) if src.values is not None else None
+        if fp is None:
+            return []
+        items = [deletion(*line_span(src.text, e.begin, e.end)) for e in fp.unreached()]
+        for c in fp.discarded():
+            branch = c.orelse if c.value else c.then
+            if branch is not None and src.text[branch[0]:branch[1]].strip() != b"{}":
+                items.append((Edit(branch[0], branch[1], b"{}"),))
+        return sorted(items)

@@ -177,6 +177,58 @@ def test_the_passes_delete_the_unreached_code_in_one_candidate_then_fold_the_con
     assert REGISTRY["unreached"].items(Source(SMALL, "cuda"), 0) == []  # no compiler to ask: nothing
 
 
+# What composable_kernel's TU taught the plugin (benchmarks/realcode): each of these broke the one
+# candidate until the footprint covered it.
+LIBRARY = b"""#include <hip/hip_runtime.h>
+#include <type_traits>
+namespace lib {
+using int4_t = _BitInt(4);
+typedef int int32x4_t __attribute__((ext_vector_type(4)));
+typedef int unused_x2_t __attribute__((ext_vector_type(2)));
+template <class T> struct is_native { static constexpr bool value = false; };
+template <> struct is_native<float> { static constexpr bool value = true; };
+template <class T> constexpr bool is_native_type() { return is_native<T>::value; }
+template <class T, int N, class E = void> struct vec;
+template <class T, int N> struct vec<T, N, std::enable_if_t<is_native_type<T>()>> { using type = T; T v[N]; };
+template <int M, class D> struct Map;
+template <int M> struct Map<M, void> { int m; __device__ explicit Map(int x) : m(x * M) {} };
+template <int M, class D> struct Map : Map<M, void> { using Map<M, void>::Map; };
+template <class T> struct Gemm {
+  template <bool B> static constexpr auto unpack() { if constexpr (B) return T{}; else return 0; }
+  using data_t = decltype(unpack<true>());
+  __device__ static data_t run(data_t x) { return Map<4, T>(int(x)).m + x; }
+};
+extern "C" __device__ int c_only_host(int);
+__device__ int spare();
+template <class T> __global__ void kern(typename vec<T, 4>::type* out) {
+  out[0] = Gemm<T>::run(out[1]) + sizeof(int32x4_t);
+}
+template <class T> struct Op { static void launch(T* p) { kern<T><<<1, 64>>>(p); } };
+using FloatOp = Op<float>;
+}
+template void lib::FloatOp::launch(float*);
+"""
+
+
+def test_library_idioms_stay_declared_when_the_rest_goes(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    assert compiles(c, LIBRARY)
+    fp = service(c).footprint(LIBRARY, LIBRARY)
+    assert fp is not None
+    r = reached(fp, LIBRARY)
+    # a partial specialization chosen by a trait: the trait's specializations stay
+    assert r["lib::vec"] and r["lib::is_native_type"] and all(e.reached for e in fp.entries if e.name == "lib::is_native")
+    # inheriting constructors, a member template named only in an alias, an alias named only by
+    # an explicit instantiation
+    assert all(e.reached for e in fp.entries if e.name == "lib::Map") and r["lib::Gemm::unpack"] and r["lib::FloatOp"]
+    assert not r["lib::int4_t"] and not r["lib::unused_x2_t"] and not r["lib::c_only_host"] and not r["lib::spare"]
+    ranges = {e.name: LIBRARY[e.begin:e.end] for e in fp.entries}
+    assert ranges["lib::int4_t"] == b"using int4_t = _BitInt(4);"  # clang's range stops at `_BitInt`
+    assert ranges["lib::unused_x2_t"].endswith(b"__attribute__((ext_vector_type(2)));")
+    assert ranges["lib::c_only_host"] == b'extern "C" __device__ int c_only_host(int);'
+    assert compiles(c, without_unreached(fp, LIBRARY))
+
+
 def test_a_missing_or_stale_plugin_names_the_setup_command(tmp_path, monkeypatch):
     monkeypatch.setattr(footprint, "PLUGIN", tmp_path / "footprint.so")
     with pytest.raises(footprint.PluginMissing, match="bash scripts/setup.sh"):

@@ -106,6 +106,27 @@ public:
     return Span{*B, Stop};
   }
 
+  // A declaration that is not a definition ends at its `;`, which clang's range may stop short
+  // of: a trailing attribute (`typedef int v4 __attribute__((ext_vector_type(4)));`), a type
+  // whose range ends early (`_BitInt(4)`). The first `;` outside brackets, unless a `}` closes
+  // the scope first.
+  unsigned declarationEnd(unsigned Stop) const {
+    if (Stop == 0 || Text[Stop - 1] == ';' || Text[Stop - 1] == '}')
+      return Stop;
+    int Depth = 0;
+    for (unsigned I = Stop; I < Text.size(); ++I) {
+      char C = Text[I];
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == ')' || C == ']' || C == '}') {
+        if (--Depth < 0)
+          return Stop;
+      } else if (C == ';' && Depth == 0)
+        return I + 1;
+    }
+    return Stop;
+  }
+
   // A range whose two ends are both written in the main file, not made by a macro: conditions are
   // only reported where a reduction can replace their text.
   bool plain(SourceRange R) const {
@@ -195,12 +216,26 @@ public:
   void walkStmt(Stmt *S) { TraverseStmt(S); }
   void walkTypeLoc(TypeLoc TL) { TraverseTypeLoc(TL); }
   void walkTemplateArgumentLoc(const TemplateArgumentLoc &A) { TraverseTemplateArgumentLoc(A); }
+  // A template's parameters (their defaults, constraints) and its partial specializations'
+  // arguments are checked when it is used: constraint contexts.
   void walkParameters(TemplateParameterList *L) {
     if (!L)
       return;
+    ++InConstraint;
     for (NamedDecl *P : *L)
       RecursiveASTVisitor::TraverseDecl(P);
-    walkConstraint(L->getRequiresClause());
+    TraverseStmt(L->getRequiresClause());
+    --InConstraint;
+  }
+  void walkConstraintArgument(const TemplateArgumentLoc &A) {
+    ++InConstraint;
+    TraverseTemplateArgumentLoc(A);
+    --InConstraint;
+  }
+  void walkConstraintType(TypeLoc TL) {
+    ++InConstraint;
+    TraverseTypeLoc(TL);
+    --InConstraint;
   }
 
   bool TraverseDecl(Decl *D);
@@ -247,6 +282,7 @@ public:
   void reachType(QualType T);
   void reachTemplateName(TemplateName N);
   void reachArgument(const TemplateArgument &A);
+  void reachSpecializations(const Decl *D);
 
   // Where a pattern's `if constexpr` takes the same branch in every instantiation: the branch
   // that is never taken, keyed by the `if`'s offset (References skips it in patterns).
@@ -265,7 +301,7 @@ private:
   void conditions();
   void walk(const Decl *D);
   void drain();
-  bool reachNamed(const std::set<std::string> &Names, bool MembersOnly);
+  bool reachNamed(const std::set<std::string> &Names, bool AnyKind);
   void reachSpelled(const Decl *Instantiation);
   void walkRecord(const CXXRecordDecl *RD);
   void markText(const Decl *D);
@@ -282,6 +318,7 @@ private:
   std::vector<std::string> KernelNames;
   llvm::DenseSet<const Decl *> Reached;
   llvm::DenseSet<const Type *> TypesSeen;
+  llvm::DenseSet<const Decl *> SpecializationsReached;
   std::deque<const Decl *> Work;
   llvm::json::Array Conditions;
 };
@@ -309,6 +346,11 @@ static std::optional<Span> textOf(MainFile &Main, const Decl *D) {
   auto S = Main.span(D->getSourceRange(), true);
   if (!S)
     return std::nullopt;
+  S->End = Main.declarationEnd(S->End);
+  // `extern "C" int f();` without braces: the linkage goes with the declaration
+  if (auto *L = dyn_cast<LinkageSpecDecl>(D->getDeclContext()); L && !L->hasBraces())
+    if (auto B = Main.offset(L->getBeginLoc()); B && *B < S->Begin)
+      S->Begin = *B;
   const Decl *Inner = D;
   if (auto *T = dyn_cast<TemplateDecl>(D))
     Inner = T->getTemplatedDecl() ? T->getTemplatedDecl() : D;
@@ -451,6 +493,21 @@ void Footprint::reach(const Decl *D) {
     return;
   if (Reached.insert(D).second)
     Work.push_back(D);
+}
+
+// Every instantiation of a template used where the AST keeps no trace of which (a constraint).
+void Footprint::reachSpecializations(const Decl *D) {
+  if (!D || !SpecializationsReached.insert(D).second)
+    return;
+  if (auto *T = dyn_cast<FunctionTemplateDecl>(D))
+    for (auto *S : T->specializations())
+      reach(S);
+  else if (auto *T = dyn_cast<ClassTemplateDecl>(D))
+    for (auto *S : T->specializations())
+      reach(S);
+  else if (auto *T = dyn_cast<VarTemplateDecl>(D))
+    for (auto *S : T->specializations())
+      reach(S);
 }
 
 void Footprint::reachTemplateName(TemplateName N) {
@@ -689,8 +746,11 @@ void Footprint::walk(const Decl *D) {
   }
   if (auto *FD = dyn_cast<FunctionDecl>(D)) {
     bool Pattern = FD->isDependentContext();
-    for (const FunctionDecl *R : FD->redecls())  // every declaration spelled stays: its signature too
+    for (const FunctionDecl *R : FD->redecls()) {  // every declaration spelled stays: its signature too
       Refs.walk(const_cast<FunctionDecl *>(R), Pattern);
+      if (Pattern && R->getTypeSourceInfo())  // a template's signature decides overloads (SFINAE)
+        Refs.walkConstraintType(R->getTypeSourceInfo()->getTypeLoc());
+    }
     if (auto *Args = FD->getTemplateSpecializationArgs())
       for (const auto &A : Args->asArray())
         reachArgument(A);
@@ -700,6 +760,10 @@ void Footprint::walk(const Decl *D) {
     for (const FunctionDecl *R : FD->redecls())
       if (const Expr *C = R->getTrailingRequiresClause().ConstraintExpr)
         Refs.walkConstraint(const_cast<Expr *>(C));
+    // `using Base::Base;`: the constructor called is the base's, through an implicit one
+    if (auto *C = dyn_cast<CXXConstructorDecl>(FD))
+      if (auto Inherited = C->getInheritedConstructor())
+        reach(Inherited.getConstructor());
     if (auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
       reach(MD->getParent());
       for (const CXXMethodDecl *O : MD->overridden_methods())
@@ -738,8 +802,12 @@ void Footprint::walkRecord(const CXXRecordDecl *RD) {
     if (auto *W = S->getTemplateArgsAsWritten())
       for (const auto &A : W->arguments())
         Refs.walkTemplateArgumentLoc(A);
-    if (auto *P = dyn_cast<ClassTemplatePartialSpecializationDecl>(S))
+    if (auto *P = dyn_cast<ClassTemplatePartialSpecializationDecl>(S)) {
       Refs.walkParameters(P->getTemplateParameters());
+      if (auto *W = P->getTemplateArgsAsWritten())
+        for (const auto &A : W->arguments())
+          Refs.walkConstraintArgument(A);
+    }
   }
   if (auto *Outer = dyn_cast<CXXRecordDecl>(RD->getDeclContext()))
     reach(Outer);
@@ -814,11 +882,15 @@ bool References::TraverseIfStmt(IfStmt *S) {
 
 bool References::TraverseTemplateName(TemplateName N) {
   F.reachTemplateName(N);
+  if (InConstraint)
+    F.reachSpecializations(N.getAsTemplateDecl());
   return RecursiveASTVisitor::TraverseTemplateName(N);
 }
 
 bool References::VisitDeclRefExpr(DeclRefExpr *E) {
   F.reach(E->getDecl());
+  if (InConstraint)
+    F.reachSpecializations(E->getDecl());
   if (E->getFoundDecl() != E->getDecl())
     F.reach(E->getFoundDecl());
   return true;
@@ -907,8 +979,17 @@ bool References::VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E
   return true;
 }
 
+// A name in a template that depends on its arguments: ordinary lookup ran where the template is
+// written, and what it found must stay declared (`UnpackDataType<T>()` parses as a call of a
+// template only while one is declared). Where a constraint or a partial specialization's
+// arguments use it, the check ran on instantiations the AST does not keep: all of them stay.
 bool References::VisitOverloadExpr(OverloadExpr *E) {
   constraintName(E->getName());
+  for (NamedDecl *D : E->decls()) {
+    F.reach(D);
+    if (InConstraint)
+      F.reachSpecializations(D);
+  }
   return true;
 }
 
@@ -1022,17 +1103,17 @@ void Footprint::conditions() {
   }
 }
 
-// Entries named in `Names`: members of reached classes, and (unless `MembersOnly`) functions and
-// variables at namespace scope. Whether any was newly reached.
-bool Footprint::reachNamed(const std::set<std::string> &Names, bool MembersOnly) {
+// Entries named in `Names`: members of reached classes, and at namespace scope functions and
+// variables, or with `AnyKind` any declaration. Whether any was newly reached.
+bool Footprint::reachNamed(const std::set<std::string> &Names, bool AnyKind) {
   bool Any = false;
   for (auto &E : Entries) {
-    if (E.Reached || (E.Parent >= 0 ? !Entries[E.Parent].Reached : MembersOnly))
+    if (E.Reached || (E.Parent >= 0 && !Entries[E.Parent].Reached))
       continue;
     for (const Decl *D : E.Decls) {
       auto *N = dyn_cast<NamedDecl>(D);
       if (N && N->getDeclName().isIdentifier() && Names.count(N->getName().str()) &&
-          (E.Parent >= 0 || isa<FunctionDecl, FunctionTemplateDecl, VarDecl, VarTemplateDecl>(D))) {
+          (E.Parent >= 0 || AnyKind || isa<FunctionDecl, FunctionTemplateDecl, VarDecl, VarTemplateDecl>(D))) {
         markOffset(E.Range.Begin);
         Any = true;
         break;
@@ -1058,7 +1139,10 @@ void Footprint::reachSpelled(const Decl *D) {
     return;
   std::set<std::string> Names;
   StringRef Text = Main.Text;
-  for (unsigned I = *O; I < Text.size() && Text[I] != ';';) {
+  unsigned Start = *O;  // the whole statement: `template float ns::Op::Run(...)` names `ns::Op` first
+  while (Start > 0 && Text[Start - 1] != ';' && Text[Start - 1] != '}' && Text[Start - 1] != '{')
+    --Start;
+  for (unsigned I = Start; I < Text.size() && Text[I] != ';';) {
     if (isalpha(Text[I]) || Text[I] == '_') {
       unsigned J = I;
       while (J < Text.size() && (isalnum(Text[J]) || Text[J] == '_'))
@@ -1068,7 +1152,7 @@ void Footprint::reachSpelled(const Decl *D) {
     } else
       ++I;
   }
-  reachNamed(Names, false);
+  reachNamed(Names, true);
 }
 
 void Footprint::drain() {

@@ -50,6 +50,8 @@ from joblib import Parallel, delayed
 from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO
 from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.knobs import Knob, KnobTry, knob_table, option_names, try_knobs
+from interestingness.knobs import render as render_knobs
 from interestingness.metrics import Metrics, call_graphs, demangle, figures
 from interestingness.predicates import DEFAULT_EFFECT, Predicate
 from interestingness.process import run
@@ -105,23 +107,30 @@ class PassGates:
 
     @classmethod
     def from_help(cls, text: str) -> PassGates:
-        names = set(re.findall(r"^\s+--?([\w-]+)", text, re.M))
+        names = option_names(text)
         return cls("opt-disable" in names, "opt-disable-enable-verbosity" in names, "opt-bisect" in names,
                    "opt-bisect-limit" in names)
 
 
 @functools.cache
-def clang_gates(clang: str) -> PassGates:
-    """The gates of the device cc1 (lld links the same LLVM libraries)."""
-    res = run([clang, "-x", "hip", "--offload-arch=gfx950", "-nogpuinc", "-nogpulib", "--offload-device-only",
-               "-fsyntax-only", "-Xclang", "-mllvm", "-Xclang", "--help-hidden", os.devnull],
-              cwd=Path("/"), timeout=120)
-    return PassGates.from_help(res.stdout)
+def clang_help(clang: str) -> str:
+    """The device cc1's `-mllvm --help-hidden` (lld links the same LLVM libraries)."""
+    return run([clang, "-x", "hip", "--offload-arch=gfx950", "-nogpuinc", "-nogpulib", "--offload-device-only",
+                "-fsyntax-only", "-Xclang", "-mllvm", "-Xclang", "--help-hidden", os.devnull],
+               cwd=Path("/"), timeout=120).stdout
 
 
 @functools.cache
+def llc_help(llc: str) -> str:
+    return run([llc, "--help-hidden"], cwd=Path("/"), timeout=120).stdout
+
+
+def clang_gates(clang: str) -> PassGates:
+    return PassGates.from_help(clang_help(clang))
+
+
 def llc_gates(llc: str) -> PassGates:
-    return PassGates.from_help(run([llc, "--help-hidden"], cwd=Path("/"), timeout=120).stdout)
+    return PassGates.from_help(llc_help(llc))
 
 
 @functools.cache
@@ -357,6 +366,7 @@ class ExplainResult:
     phases: dict[str, float] = field(default_factory=dict)  # seconds of each phase
     lit_run: str | None = None  # IR: the llc of a lit RUN line (`llc -mtriple=... -mcpu=... -O3`)
     commands_from: str = ""  # where `commands` and the culprits' commands run ("": each line says it)
+    knobs: list[KnobTry] = field(default_factory=list)  # the knob table, tried on the spilling side
 
     def by_outcome(self, outcome: str) -> list[Ablation]:
         return [a for a in self.ablations if a.outcome == outcome]
@@ -373,6 +383,7 @@ class ExplainResult:
             "ablations": [a.to_json() for a in self.ablations],
             "culprits": [c.to_json() for c in self.culprits],
             "worse": [{"stage": a.stage, "name": a.name, "figures": a.figures} for a in self.by_outcome("worse")],
+            "knobs": [k.to_json() for k in self.knobs],
             "bisects": self.bisects, "notes": self.notes, "jobs": self.jobs, "builds": self.builds,
             "seconds": round(self.seconds, 1), "phases": {k: round(v, 1) for k, v in self.phases.items()},
         }
@@ -461,9 +472,11 @@ class _IrBuilds:
 
 
 class _Explainer:
-    def __init__(self, builds, gates: PassGates, bindir: str, jobs: int, progress: Progress | None):
+    def __init__(self, builds, gates: PassGates, bindir: str, jobs: int, progress: Progress | None,
+                 options: frozenset[str] = frozenset()):
         self.b = builds
         self.gates = gates
+        self.options = options  # the LLVM options the toolchain lists (the knobs')
         self.bindir = bindir
         self.jobs = max(1, jobs)
         self.say: Progress = progress or (lambda kind, **info: None)
@@ -743,18 +756,23 @@ def _first_lines(text: str, n: int = 4) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[:n])
 
 
-def default_stages(base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
-    """The stages ablated unless asked: the LTO side's (link, pre-link) when it has the spill; all
-    three for the reverse predicate (the no-LTO side spills more), where the no-LTO compile's
-    passes are the suspects too."""
+def spilling_stage(base: Mapping[str, Metrics | None]) -> str:
+    """Where the spilling side's code is generated: the LTO link when the LTO side has the spill,
+    the no-LTO compile for the reverse predicate (the no-LTO side spills more)."""
     def spills(side: str) -> int:
         return (base.get(side) or {}).get("spill_ops") or 0
-    return (LINK, PRELINK) if spills(LTO) >= spills(NOLTO) else SOURCE_STAGES
+    return LINK if spills(LTO) >= spills(NOLTO) else NOLTO_STAGE
+
+
+def default_stages(base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
+    """The stages ablated unless asked: the LTO side's (link, pre-link) when it has the spill; all
+    three for the reverse predicate, where the no-LTO compile's passes are the suspects too."""
+    return (LINK, PRELINK) if spilling_stage(base) == LINK else SOURCE_STAGES
 
 
 def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str] | None, passes: Sequence[str] | None,
-         dumps: bool, search: bool) -> ExplainResult:
-    """Logs, ablation, instance search and dumps, into `result` (whose baseline the logs give)."""
+         dumps: bool, search: bool, knobs: Sequence[Knob]) -> ExplainResult:
+    """Logs, ablation, knobs, instance search and dumps, into `result` (whose baseline the logs give)."""
     b = ex.b
     started = time.monotonic()
     logs = ex.map(lambda stage: ex.build(stage, ["-opt-bisect-limit=-1"]), list(b.stages), "logs")
@@ -808,6 +826,12 @@ def _run(ex: _Explainer, result: ExplainResult, stages: Sequence[str] | None, pa
         if a.outcome == "unknown":
             ex.note(f"{a.name!r}: no execution was skipped in the {STAGE_TITLES[a.stage]} (a name this LLVM's "
                     "gate does not know): skipped")
+    if knobs:
+        mark = time.monotonic()
+        stage = spilling_stage(base) if isinstance(b, _SourceBuilds) else LLC_STAGE
+        ex.say("plan", phase="knobs", builds=len(knobs), estimate=len(knobs) * seconds[stage] / ex.jobs * 1.1)
+        result.knobs = try_knobs(ex, stage, knobs, base, ex.options)
+        result.phases["knobs"] = time.monotonic() - mark
     for a in result.by_outcome("culprit"):
         log = result.pipelines[a.stage]
         assert a.figures is not None  # a culprit's build gave the kernel
@@ -858,13 +882,15 @@ def explain_file(
     workdir: str | os.PathLike | None = None,
     progress: Progress | None = None,
     by_hand: ByHand | None = None,
+    knobs: Sequence[Knob] | None = None,
 ) -> ExplainResult:
     """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does).
 
     The target kernel is the one a reduction would keep (`kernels` narrows it). `stages`: which
     stages' passes are ablated (all three by default); `passes`: only these names (others are not
     ablated; a name no stage runs gets a note). `dumps`, `search`: the IR/MIR before and after each
-    culprit, and which of its executions is enough alone. `content` is built in place of the file's
+    culprit, and which of its executions is enough alone. `knobs`: the backend options tried on
+    the spilling side (None: the shipped table, knobs.toml; empty: none). `content` is built in place of the file's
     bytes (a file set's with `tree`, as SpillOracle takes them). Every build runs in `workdir` (a
     temporary directory by default, removed at the end). `progress(kind, **info)` is called with
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
@@ -896,9 +922,10 @@ def explain_file(
                                demangle([target], tc).get(target, target), tc.version, resolved.predicate.source,
                                (LTO, NOLTO), {}, {}, gates, [], {}, jobs=jobs,
                                commands_from=by_hand.where if by_hand else "")
-        ex = _Explainer(builds, gates, str(Path(tc.clang).resolve().parent), jobs, progress)
+        ex = _Explainer(builds, gates, str(Path(tc.clang).resolve().parent), jobs, progress,
+                        option_names(clang_help(tc.clang)))
         result.seconds = time.monotonic() - started
-        return _run(ex, result, stages, passes, dumps, search)
+        return _run(ex, result, stages, passes, dumps, search, knob_table() if knobs is None else knobs)
 
 
 def explain_ir(
@@ -918,6 +945,7 @@ def explain_ir(
     timeout: float = 300.0,
     workdir: str | os.PathLike | None = None,
     progress: Progress | None = None,
+    knobs: Sequence[Knob] | None = None,
 ) -> ExplainResult:
     """The same for LLVM IR (`.ll`/`.bc`, a `reduce ir` lit test too) through llc, with `reduce ir`'s
     oracle: one stage, `llc`. Raises ExplainError with IrInputError's kinds, or "not-interesting"."""
@@ -939,10 +967,10 @@ def explain_ir(
                                demangle([builds.target], tools).get(builds.target, builds.target),
                                f"{line} ({tools.llc})", builds.predicate.source, (LLC, ALT), {}, {}, gates, [], {},
                                jobs=jobs)
-        ex = _Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress)
+        ex = _Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress, option_names(llc_help(tools.llc)))
         result.lit_run = shlex.join(["llc", *oracle.command(LLC)[1:-3]])
         result.seconds = time.monotonic() - started
-        return _run(ex, result, (LLC_STAGE,), passes, dumps, search)
+        return _run(ex, result, (LLC_STAGE,), passes, dumps, search, knob_table() if knobs is None else knobs)
 
 
 class _workdir:
@@ -1095,6 +1123,10 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
             w(f"{title}:\n")
             w("\n".join(f"- {line(a)}" for a in rows) + "\n")
 
+    if result.knobs:
+        stage = result.knobs[0].stage
+        out += render_knobs(result.knobs, result.baseline.get(side_of(stage)),
+                            "llc" if stage == LLC_STAGE else f"the {STAGE_TITLES[stage]}", result.commands_from)
     if result.culprits:
         w("## Where it starts\n")
         if result.commands_from:

@@ -164,7 +164,7 @@ def _default_predicate(lto: dict, nolto: dict) -> bool:
 @pytest.fixture(scope="module")
 def link_result(tmp_path_factory):
     return explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=[*LINK_PASSES, "no-such-pass"],
-                        workdir=tmp_path_factory.mktemp("explain"))
+                        workdir=tmp_path_factory.mktemp("explain"), knobs=())  # the knobs: test_knobs.py
 
 
 @needs_clang22
@@ -209,7 +209,8 @@ def test_explain_reports_figures_dumps_and_notes(link_result, tmp_path):
 @needs_clang22
 def test_without_opt_disable_names_are_disabled_through_intervals(monkeypatch, tmp_path):
     monkeypatch.setattr(ex, "clang_gates", lambda clang: PassGates(False, False, True, True))
-    r = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=LINK_PASSES[:1], dumps=False, workdir=tmp_path)
+    r = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=LINK_PASSES[:1], dumps=False, workdir=tmp_path,
+                     knobs=())
     assert any("no -opt-disable" in n for n in r.notes)
     assert [c.name for c in r.culprits] == LINK_PASSES[:1]
 
@@ -238,7 +239,7 @@ def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
     bc = tmp_path / "tiny.bc"
     bc.write_bytes(built.partitions[0])
     res = subprocess.run([sys.executable, "-m", "reducer.cli", "explain", str(bc), "--json", "-q", "-j", "2",
-                          "--passes", ",".join(LINK_PASSES)], cwd=tmp_path, capture_output=True, text=True,
+                          "--passes", ",".join(LINK_PASSES), "--no-knobs"], cwd=tmp_path, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -247,7 +248,8 @@ def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
     assert [(c["stage"], c["name"]) for c in out["culprits"]] == [("llc", "early-machinelicm")]
     assert {a["name"] for a in out["ablations"]} < set(LINK_PASSES)
     assert any("amdgpu-attributor" in n for n in out["notes"])
-    r = explain_ir(bc, passes=[out["culprits"][0]["name"]], dumps=False, search=False, workdir=tmp_path / "w")
+    r = explain_ir(bc, passes=[out["culprits"][0]["name"]], dumps=False, search=False, workdir=tmp_path / "w",
+                   knobs=())
     md = render_markdown(r)
     run_lines = md[md.index("```llvm\n") + 8:md.index("```", md.index("```llvm\n") + 8)]
     dis = subprocess.run([str(CLANG.parent / "llvm-dis"), str(bc), "-o", "-"], capture_output=True, text=True)
@@ -264,7 +266,7 @@ def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeyp
     monkeypatch.setattr(ex, "llc_gates", lambda llc: PassGates(False, False, False, True))
     bc = tmp_path / "tiny.bc"
     bc.write_bytes(build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path).partitions[0])
-    r = explain_ir(bc, dumps=False, workdir=tmp_path / "w")
+    r = explain_ir(bc, dumps=False, workdir=tmp_path / "w", knobs=())
     assert any("nor -opt-bisect intervals" in n for n in r.notes) and not r.ablations
     assert r.bisects and r.bisects[0]["builds"] >= 2
 

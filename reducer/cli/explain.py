@@ -31,6 +31,7 @@ from interestingness.explain import (
     write_explain,
 )
 from interestingness.ir import BITCODE_MAGIC
+from interestingness.knobs import KnobError, knob_table
 from interestingness.predicates import PredicateError
 from interestingness.toolchain import ToolchainError
 
@@ -119,6 +120,11 @@ def _names(text: str | None) -> list[str] | None:
               help="The kernel's IR or MIR just before and after each culprit (-print-before/-print-after).")
 @click.option("--search/--no-search", default=True, show_default=True,
               help="Find the execution of each culprit that is enough alone (-opt-bisect intervals).")
+@click.option("--knobs", "knob_files", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="A TOML file of more backend options to try on the spilling side, as the shipped table "
+              "(interestingness/knobs.toml: [[knob]] name, options, about); a knob of a name already there replaces "
+              "it. Repeatable.")
+@click.option("--no-knobs", is_flag=True, help="Try no backend options (only the pass ablation).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False),
               help="Write EXPLAIN.md, explain.json and the full dumps (dumps/) into this directory; without it "
               "the Markdown goes to stdout.")
@@ -137,12 +143,14 @@ def _names(text: str | None) -> list[str] | None:
               help="IR input: VGPRs that must spill, for `reduce ir`'s default predicate.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None, kernels: tuple[str, ...],
-            stages: str, pass_names: str | None, dumps: bool, search: bool, output: Path | None, as_json: bool,
+            stages: str, pass_names: str | None, dumps: bool, search: bool, knob_files: tuple[Path, ...],
+            no_knobs: bool, output: Path | None, as_json: bool,
             workdir: Path | None, timeout: float, clang: str | None, hip_headers: str, llc_path: str | None,
             mcpu: str, llc_flags: str, alt_flags: str | None, min_spills: int, quiet: bool) -> None:
     """Which compiler passes make FILE's spill differential: both pipelines side by side, each pass
     disabled alone in each stage with the target kernel's figures, the culprits (without them the
-    predicate no longer holds, the MFMA count kept), and each culprit's IR or MIR just before and after.
+    predicate no longer holds, the MFMA count kept), each culprit's IR or MIR just before and after,
+    and the backend options (scheduler, register allocator) that remove the spill, each with its build.
 
     \b
     reduce explain FILE [options] -- CLANG_FLAGS       HIP source, the spill-differential oracle
@@ -162,6 +170,10 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
         raise click.UsageError("LLVM IR input takes no clang flags (llc's go in --llc-flags)")
     if ir_input and len(kernels) > 1:
         raise click.UsageError("LLVM IR input takes one --kernel")
+    try:
+        knobs = [] if no_knobs else knob_table(knob_files)
+    except KnobError as e:
+        raise click.BadParameter(str(e), param_hint="--knobs") from None
     display = Display(quiet)
     start = time.monotonic()
     try:
@@ -170,11 +182,12 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
                                 llc_flags=shlex.split(llc_flags), alt_flags=None if alt_flags is None else
                                 shlex.split(alt_flags), mcpu=mcpu, min_spills=min_spills, llc=llc_path, jobs=jobs,
                                 passes=_names(pass_names), dumps=dumps, search=search, timeout=timeout,
-                                workdir=workdir, progress=display)
+                                workdir=workdir, progress=display, knobs=knobs)
         else:
             result = explain_file(file, flags, clang=clang, predicate=predicate, kernels=list(kernels), jobs=jobs,
                                   stages=stage_list, passes=_names(pass_names), dumps=dumps, search=search,
-                                  timeout=timeout, hip_headers=hip_headers, workdir=workdir, progress=display)
+                                  timeout=timeout, hip_headers=hip_headers, workdir=workdir, progress=display,
+                                  knobs=knobs)
     except ExplainError as e:
         display.close()
         raise Fail(f"{file}: {e}", _EXIT.get(e.kind, 2)) from None
@@ -193,6 +206,8 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
         click.echo(render_markdown(result), nl=False)
     if not quiet:
         culprits = ", ".join(f"{STAGE_SHORT[c.stage]} {c.name}" for c in result.culprits) or "none"
+        recover = ", ".join(k.name for k in result.knobs if k.outcome in ("removes", "recovers")) or "none"
         click.echo(f"[explain] {result.builds} builds in {time.monotonic() - start:.0f} s at -j {jobs}; culprits: "
-                   f"{culprits}" + (f"; written to {md}" if output is not None else ""), err=True)
+                   f"{culprits}; knobs that recover it: {recover}"
+                   + (f"; written to {md}" if output is not None else ""), err=True)
 

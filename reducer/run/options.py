@@ -170,7 +170,8 @@ class RunConfig:
         "gets bigger].", None)
     explain: bool = option(("--explain/--no-explain",),
         "Built-in oracle: at the end of a finished reduction, find which compiler passes make the difference "
-        "(`reduce explain`: each pass disabled alone in each stage) and write bundle/EXPLAIN.md.", True,
+        "(`reduce explain`: each pass disabled alone in each stage, and the backend options that remove the "
+        "spill) and write bundle/EXPLAIN.md.", True,
         _SHOWN)
     prefilter: bool = option(("--no-prefilter",), "Test candidates that add parse errors too.", True,
         {**_FLAG, "flag_value": False})

@@ -166,7 +166,7 @@ def render(tries: Sequence[KnobTry], side: Metrics | None, where: str, run_from:
     first = tries[0]
     form = shlex.join(first.placed[:len(first.placed) // len(first.options)]).replace(first.options[0], "OPT")
     out = ["## Backend options\n",
-           f"Each knob of the table (interestingness/knobs.toml, and `--knobs` files) passed alone to the {where} "
+           f"Each knob of the table (interestingness/knobs.toml, and `--knobs` files) passed alone to {where} "
            f"(as `{form}`), the other side as built.\n"]
     winners = [t for t in tries if t.outcome in ("removes", "recovers")]
     for outcome, title in (("removes", "Remove the spill"), ("recovers", "Lose the predicate, some spill left")):
@@ -191,7 +191,7 @@ def render(tries: Sequence[KnobTry], side: Metrics | None, where: str, run_from:
     if winners and run_from:
         out.append(f"The commands below run {run_from}.\n")
     for t in winners:
-        out.append(f"`{t.name}` ({t.about}), by hand:\n\n```sh\n{t.command}\n```\n")
+        out.append(f"`{t.name}`" + (f" ({t.about})" if t.about else "") + f", by hand:\n\n```sh\n{t.command}\n```\n")
     return out
 
 

@@ -14,6 +14,8 @@ of a spill differential (the oracle's own target resolution, predicate and metri
 - **Where it starts.** For each culprit, which of its executions is enough alone (`-opt-bisect`
   intervals that skip one index), and the kernel's IR or MIR just before and after it
   (`-print-before`/`-print-after` with `-filter-print-funcs`).
+- **Knobs.** Which backend options (scheduler strategies, register allocators) remove the spill,
+  each built alone on the spilling side (interestingness/knobs.py, its table knobs.toml).
 
 The same runs on LLVM IR through llc (`explain_ir`): one stage, `llc`, with `reduce ir`'s oracle.
 
@@ -890,8 +892,8 @@ def explain_file(
     stages' passes are ablated (all three by default); `passes`: only these names (others are not
     ablated; a name no stage runs gets a note). `dumps`, `search`: the IR/MIR before and after each
     culprit, and which of its executions is enough alone. `knobs`: the backend options tried on
-    the spilling side (None: the shipped table, knobs.toml; empty: none). `content` is built in place of the file's
-    bytes (a file set's with `tree`, as SpillOracle takes them). Every build runs in `workdir` (a
+    the spilling side (None: the shipped table, knobs.toml; empty: none). `content` is built in
+    place of the file's bytes (a file set's with `tree`, as SpillOracle takes them). Every build runs in `workdir` (a
     temporary directory by default, removed at the end). `progress(kind, **info)` is called with
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
     "note" (message). `by_hand`: how the result names the file and its builds (by default, the

@@ -11,9 +11,10 @@ from typing import Any
 
 from interestingness import ubsan
 from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, SIDES, user_dirs
+from interestingness.compile import user_dirs
 from interestingness.metrics import METRICS, KernelAsm, call_graphs, demangle, function_figures
-from interestingness.predicates import DEFAULT_PREDICATE
+from interestingness.predicates import SIDE_NAMES
+from interestingness.sides import DEFAULT_SIDES, Side
 from interestingness.spill import SpillSetup, base_name, focused
 
 
@@ -33,6 +34,7 @@ def run_check(
     focus: bool = True,
     against: str | os.PathLike | None = None,
     against_content: bytes | None = None,
+    sides: tuple[Side, Side] = DEFAULT_SIDES,
 ) -> dict[str, Any]:
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
@@ -43,16 +45,18 @@ def run_check(
     of its bytes): its figures go beside each kernel's (`original`, the kernel of the same name,
     or else of the same base name), the predicate reads them for its orig.* names (without it,
     the file is its own original) and the UB guard's sanitizer checks are compared with its
-    (`ub_guard`: what they say of each kernel, `violation`)."""
+    (`ub_guard`: what they say of each kernel, `violation`). `sides`: the two builds compared
+    (interestingness/sides.py); the report's per-side figures are under their names."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
-    setup = SpillSetup(path, flags, clang, predicate or DEFAULT_PREDICATE, names or None, timeout, tree=tree,
-                       hip_headers=hip_headers)
+    setup = SpillSetup(path, flags, clang, predicate, names or None, timeout, tree=tree, hip_headers=hip_headers,
+                       sides=sides)
+    side_names = setup.compiler.side_names
     source = Path(path).read_bytes() if content is None else content
     m = setup.measure(source)
     original, orig_setup, orig_source = None, setup, source
     if against is not None:
-        orig_setup = SpillSetup(against, flags, clang, predicate or DEFAULT_PREDICATE, None, timeout, tree=tree,
-                                hip_headers=hip_headers)
+        orig_setup = SpillSetup(against, flags, clang, predicate, None, timeout, tree=tree, hip_headers=hip_headers,
+                                sides=sides)
         orig_source = Path(against).read_bytes() if against_content is None else against_content
         original = orig_setup.measure(orig_source)
     hip = setup.compiler.hip_headers
@@ -62,25 +66,25 @@ def run_check(
     all_kernels = m.kernel_names()
     selected = ([k for found in setup.match(m, names).values() for k in found] if names else all_kernels)
     graphs = {side: {g.name: g for g in call_graphs(c.asm)} if c.ok else {} for side, c in m.compiled.items()}
-    called = {f.name for side in SIDES for g in graphs[side].values() for f in g.reached}
+    called = {f.name for side in side_names for g in graphs[side].values() for f in g.reached}
     plain = demangle([*all_kernels, *sorted(called - set(all_kernels))], setup.toolchain)
     sanitized = setup.sanitized(source) if ub_guard else (None, "")
     orig_sanitized = orig_setup.sanitized(orig_source) if ub_guard and original is not None else (None, "")
     kernels: list[dict[str, Any]] = []
     for k in all_kernels:
         entry: dict[str, Any] = {"name": k, "demangled": plain[k], "selected": k in selected,
-                                 **{side: (m.metrics[side] or {}).get(k) for side in SIDES},
-                                 "call_graph": {side: _call_graph(graphs[side].get(k), plain) for side in SIDES}}
+                                 **{side: (m.metrics[side] or {}).get(k) for side in side_names},
+                                 "call_graph": {side: _call_graph(graphs[side].get(k), plain) for side in side_names}}
         tables = None
         if original is not None:
             match = _match(k, original.kernel_names())
             entry["original"] = {"name": match, **{side: (original.metrics[side] or {}).get(match) if match else None
-                                                   for side in SIDES}}
-            tables = {side: entry["original"][side] for side in SIDES}
+                                                   for side in side_names}}
+            tables = {side: entry["original"][side] for side in side_names}
         ok, why = setup.kernel_verdict(m, k, tables)
         if original is not None and entry["original"]["name"] is None:
             ok, why = False, f"kernel {k} missing in the original {against}"
-        bound = setup.predicate.bind(tables if tables is not None else {s: entry[s] for s in SIDES})
+        bound = setup.predicate.bind(tables if tables is not None else {s: entry[s] for s in side_names})
         entry.update(interesting=ok, reason=why, predicate=bound.shown())
         if sanitized[0] is not None:
             found = sanitized[0].get(k)
@@ -93,12 +97,13 @@ def run_check(
     showing = [k["name"] for k in kernels if k["selected"] and k["interesting"]]
     tc = setup.toolchain
     chosen = [k["name"] for k in kernels if k["selected"]]
-    init = setup.init_differences(source, m.compiled[LTO].asm, chosen) if init_guard and chosen else {}
+    init = setup.init_differences(source, m.compiled[side_names[0]].asm, chosen) if init_guard and chosen else {}
     return {
         "toolchain": {"clang": tc.clang, "version": tc.version, "commit": tc.commit, "affected": tc.affected},
         "against": os.fspath(against) if against is not None else None,
         "interesting": bool(verdicts) and (all(verdicts) if names else any(verdicts)),
         "predicate": setup.predicate.source,
+        "sides": [s.to_json() for s in setup.compiler.sides],
         "kernel_filter": names or None,
         "flags": list(setup.compiler.flags),
         "dropped_flags": list(setup.dropped_flags),
@@ -155,6 +160,8 @@ def format_check(report: dict[str, Any]) -> str:
         lines.append(f"compile {side}: {state}")
     width = max(len(m.label) for m in METRICS)
     against = report.get("against")
+    side_names = [s["name"] for s in report["sides"]] if report.get("sides") else list(SIDE_NAMES)
+    first, second = side_names
     for k in report["kernels"]:
         if not k["selected"]:
             continue
@@ -162,18 +169,18 @@ def format_check(report: dict[str, Any]) -> str:
         if against:
             lines += [f"  original: {against}" + (f" (kernel {k['original']['name']})"
                                                   if k["original"]["name"] not in (None, k["name"]) else ""),
-                      f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8} || {'orig ' + LTO:>9} | {'orig ' + NOLTO:<10}"]
+                      f"  {'':<{width}}  {first:>8} | {second:<8} || {'orig ' + first:>9} | {'orig ' + second:<10}"]
         else:
-            lines.append(f"  {'':<{width}}  {LTO:>8} | {NOLTO:<8}")
+            lines.append(f"  {'':<{width}}  {first:>8} | {second:<8}")
         for m in METRICS:
-            a, b = ((k[side] or {}).get(m.name) for side in SIDES)
+            a, b = ((k[side] or {}).get(m.name) for side in side_names)
             mark = "  *" if a != b else ""
             row = f"  {m.label:<{width}}  {_cell(a):>8} | {_cell(b):<8}"
             if against:
-                c, d = ((k["original"][side] or {}).get(m.name) for side in SIDES)
+                c, d = ((k["original"][side] or {}).get(m.name) for side in side_names)
                 row += f" || {_cell(c):>9} | {_cell(d):<10}"
             lines.append(row + mark)
-        for side in SIDES:
+        for side in side_names:
             lines += _call_graph_lines(side, (k.get("call_graph") or {}).get(side))
         lines.append(f"  -> {'interesting' if k['interesting'] else 'not interesting: ' + k['reason']}")
         if k.get("ub_guard") is not None:

@@ -38,6 +38,7 @@ from interestingness.ir_memo import IrMemo
 from interestingness.metrics import Summary, summarise
 from interestingness.path_flags import INCLUDE_DIRS, path_flag, path_flags
 from interestingness.process import run, test_dir
+from interestingness.sides import DEFAULT_SIDES, Side
 from interestingness.toolchain import Toolchain
 
 log = logging.getLogger(__name__)
@@ -171,10 +172,24 @@ class Compiler:
     # one device front end per candidate, both sides' pipelines from its bitcode (`Build`); the
     # oracle sets it once the original builds the same code and figures with it
     shared_front_end: bool = False
+    # the two builds compared (interestingness/sides.py); a side is asked for by its name
+    sides: tuple[Side, Side] = DEFAULT_SIDES
 
     def __post_init__(self) -> None:
         if self.hip is None:
             object.__setattr__(self, "hip", resolve(self.toolchain, self.flags))
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        return self.sides[0].name, self.sides[1].name
+
+    def side(self, name: str) -> Side:
+        """The side of that name; `lto` and `nolto` also name the plain modes when no side is
+        called so (the UB guard's sanitized build and the syntax-only runs are no-LTO builds)."""
+        found = [s for s in (*self.sides, *DEFAULT_SIDES) if s.name == name]
+        if not found:
+            raise ValueError(f"unknown side {name!r}")
+        return found[0]
 
     @property
     def hip_headers(self) -> HipHeaders:
@@ -187,13 +202,14 @@ class Compiler:
         "precodegen" (LTO only: the asm plus the linker's save-temps, among them the IR that
         goes into codegen, out.s.0.5.precodegen.bc; the driver's -save-temps would change the build),
         or "ir" (no-LTO only: the optimised IR, no codegen; the UB guard's sanitized build)."""
+        lto = self.side(side).lto
         if emit == "obj":
             output = ["-c", "-o", OBJ_OUT]
-        elif emit == "precodegen" and side == LTO:
+        elif emit == "precodegen" and lto:
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-Xoffload-linker", "--save-temps", "-o", ASM_OUT]
-        elif emit == "ir" and side == LTO:
+        elif emit == "ir" and lto:
             raise ValueError("optimised IR is the no-LTO side's (the LTO side's comes out of the link)")
-        elif side == LTO:  # the asm comes out of the device link step: out.s.lto[.N].s
+        elif lto:  # the asm comes out of the device link step: out.s.lto[.N].s
             output = ["-c", "-Xoffload-linker", "--lto-emit-asm", "-o", ASM_OUT]
         elif emit == "precodegen":
             raise ValueError("precodegen bitcode exists on the LTO side only")
@@ -204,14 +220,13 @@ class Compiler:
         return [*self._device_compile(side), *extra, *output, _operand(self.file_name)]
 
     def _device_compile(self, side: str) -> list[str]:
-        if side == LTO:
-            mode = [] if self.toolchain.affected else ["-foffload-lto=full"]
-        elif side == NOLTO:
-            mode = ["-fno-offload-lto"]
+        s = self.side(side)
+        if s.lto:  # a toolchain that does full offload LTO by default needs no flag; another clang may
+            mode = [] if self.toolchain.affected and s.clang is None else ["-foffload-lto=full"]
         else:
-            raise ValueError(f"unknown side {side!r}")
-        return [self.toolchain.clang, "-x", "hip", *self.hip_headers.before, f"-iquote{self.source_dir}",
-                "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *self.hip_headers.after, *mode,
+            mode = ["-fno-offload-lto"]
+        return [s.clang or self.toolchain.clang, "-x", "hip", *self.hip_headers.before, f"-iquote{self.source_dir}",
+                "-fno-crash-diagnostics", "-Wuninitialized", *self.flags, *self.hip_headers.after, *mode, *s.flags,
                 "--offload-device-only", "--no-gpu-bundle-output"]
 
     def by_hand(self, side: str, source: str | os.PathLike) -> str:
@@ -254,7 +269,8 @@ class Compiler:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
                                 message=first_error(res.stderr), artifacts=kept,
                                 stderr=res.stderr if keep_stderr else "")
-            files = ([work / IR_OUT] if (work / IR_OUT).exists() else []) if emit == "ir" else _asm_files(work, side)
+            files = ([work / IR_OUT] if (work / IR_OUT).exists() else []) if emit == "ir" else \
+                _asm_files(work, self.side(side).lto)
             if not files:
                 return Compiled(side, tuple(cmd), res.seconds, failure="error",
                                 message=f"no output produced (looked for {IR_OUT if emit == 'ir' else ASM_OUT + '*'})",
@@ -343,7 +359,7 @@ class Compiler:
                 if failed is not None:
                     return Compiled(side, driver, seconds, failure=failed[0], message=failed[1], artifacts=kept,
                                     pipeline=pipeline)
-            files = _asm_files(work, side)
+            files = _asm_files(work, self.side(side).lto)
             if not files:
                 return Compiled(side, driver, seconds, failure="error", artifacts=kept, pipeline=pipeline,
                                 message=f"no assembly produced (looked for {ASM_OUT}*)")
@@ -662,9 +678,9 @@ def _operand(file_name: str) -> str:
     return f"./{file_name}" if file_name.startswith("-") else file_name
 
 
-def _asm_files(work: Path, side: str) -> list[Path]:
+def _asm_files(work: Path, lto: bool) -> list[Path]:
     """No-LTO: out.s. LTO: lld writes one file per partition, out.s.lto.s, out.s.lto.1.s, ..."""
-    if side == NOLTO:
+    if not lto:
         return [work / ASM_OUT] if (work / ASM_OUT).exists() else []
     return sorted(work.glob(f"{ASM_OUT}.lto*.s"))
 

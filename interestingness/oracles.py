@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from interestingness.bundle import Tree
 from interestingness.check import run_check
 from interestingness.explain import ByHand, ExplainError, explain_file, write_explain
-from interestingness.predicates import DEFAULT_PREDICATE
 from interestingness.script import ScriptError, ScriptOracle
+from interestingness.sides import DEFAULT_SIDES, parse_sides
 from interestingness.spill import SpillOracle, SpillSetup
 
 
@@ -34,6 +34,7 @@ class OracleOptions(Protocol):
     loop_guard: bool
     hip_headers: str
     all_targets: bool
+    sides: list[str]  # interestingness/sides.py's specs; none: the default pair
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,16 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
             raise ScriptError("compile flags after -- are for the built-in oracle; a --test script gets none")
         return RunOracle(ScriptOracle.create(Path(options.script), file.name, timeout=options.timeout,
                                              tmp_root=tmp_root, test_arg=options.test_arg, keep_dirs=keep, tree=tree))
-    setup = SpillSetup(file, options.flags, options.clang, options.predicate or DEFAULT_PREDICATE,
-                       options.kernels or None, options.timeout, tmp_root, keep_artifacts=keep, tree=tree,
-                       ub_guard=options.ub_guard, hip_headers=options.hip_headers, init_guard=options.init_guard,
-                       loop_guard=options.loop_guard)
+    sides = parse_sides(options.sides)
+    setup = SpillSetup(file, options.flags, options.clang, options.predicate, options.kernels or None,
+                       options.timeout, tmp_root, keep_artifacts=keep, tree=tree, ub_guard=options.ub_guard,
+                       hip_headers=options.hip_headers, init_guard=options.init_guard, loop_guard=options.loop_guard,
+                       sides=sides)
     if settings:
         oracle = setup.restore(settings, original)
         return RunOracle(oracle, front_end=oracle.compiler.diagnostics)
-    say("checking the original: building it with and without full offload LTO...")
+    say("checking the original: building it with and without full offload LTO..." if sides == DEFAULT_SIDES else
+        f"checking the original: building both sides ({', '.join(s.spec() for s in sides)})...")
     oracle = setup.resolve(original, focus=not options.all_targets)
     say(f"target kernel(s): {', '.join(oracle.targets)}")
     if len(oracle.showing_effect) > len(oracle.targets):
@@ -132,7 +135,7 @@ def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Se
     return run_check(options.file, options.flags, content=content, clang=options.clang, kernel=kernels,
                      predicate=options.predicate, timeout=options.timeout, tree=tree, hip_headers=options.hip_headers,
                      ub_guard=options.ub_guard, against=options.file if against is not None else None,
-                     against_content=against)
+                     against_content=against, sides=parse_sides(options.sides))
 
 
 def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,
@@ -140,6 +143,9 @@ def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: 
     """`reduce explain` of a reduction's result (a file set of `tree`, if given), into the bundle's
     EXPLAIN.md: which compiler passes make the difference, the builds written as the bundle has
     them (`by_hand`). None, said why, when it cannot."""
+    if options.sides:
+        say("note: no EXPLAIN.md: `reduce explain` knows the LTO pair only, not --side builds")
+        return None
     say("explaining the result: which compiler passes make the difference (--no-explain skips it)...")
     try:
         result = explain_file(options.file, options.flags, clang=options.clang, predicate=options.predicate,

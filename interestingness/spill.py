@@ -27,11 +27,12 @@ from typing import Any, TypeVar
 
 from interestingness import prefix_pch, ubsan
 from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, SIDES, TREE_DIR, Compiled, Compiler, SharedFrontEndError, prepare_flags
+from interestingness.compile import LTO, NOLTO, TREE_DIR, Compiled, Compiler, SharedFrontEndError, prepare_flags
 from interestingness.hip_headers import resolve as resolve_hip_headers
 from interestingness.ir_memo import IrMemo, default_directory
 from interestingness.metrics import Metrics, demangle, summarise
-from interestingness.predicates import DEFAULT_PREDICATE, Predicate, Value
+from interestingness.predicates import Predicate, Value
+from interestingness.sides import DEFAULT_SIDES, Side, default_predicate
 from interestingness.toolchain import Toolchain, find_toolchain
 from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
 
@@ -57,15 +58,15 @@ class Measurement:
 
     def kernel_names(self) -> list[str]:
         names: dict[str, None] = {}
-        for side in SIDES:
-            names.update(dict.fromkeys(self.metrics.get(side) or {}))
+        for table in self.metrics.values():
+            names.update(dict.fromkeys(table or {}))
         return list(names)
 
 
 def measure(compiler: Compiler, content: bytes, extra: Sequence[str] = ()) -> Measurement:
     """Both sides of `content` built by `compiler` (no laziness), with `extra` flags."""
     build = compiler.build(content, extra)
-    compiled = {side: build.side(side) for side in SIDES}
+    compiled = {side: build.side(side) for side in compiler.side_names}
     metrics = {side: c.summary.metrics if c.ok else None for side, c in compiled.items()}
     return Measurement(compiled, metrics)
 
@@ -79,7 +80,7 @@ class SpillSetup:
         file_name: str | os.PathLike,
         flags: Sequence[str],
         toolchain: Toolchain | str | os.PathLike | None = None,
-        predicate: str = DEFAULT_PREDICATE,
+        predicate: str | None = None,
         kernels: Sequence[str] | None = None,
         timeout: float = 300.0,
         tmp_dir: str | os.PathLike | None = None,
@@ -91,8 +92,11 @@ class SpillSetup:
         hip_headers: str = "auto",
         init_guard: bool = True,
         loop_guard: bool = True,
+        sides: tuple[Side, Side] = DEFAULT_SIDES,
     ):
-        """With `tree`, candidates are file sets of it (interestingness.bundle): each test
+        """`sides`: the two builds compared, the one that spills first (interestingness/sides.py);
+        `predicate` names them (None: the built-in one over them).
+        With `tree`, candidates are file sets of it (interestingness.bundle): each test
         compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
         main file's directory pointing to their copies, so every header the set holds, found
         through either or relative to the file including it, is read from the candidate.
@@ -112,6 +116,9 @@ class SpillSetup:
         - `loop_guard`: a target whose original spills inside a loop must go on doing so (metric
           loop_spill_ops): no drift to a straight-line kernel that spills for another reason."""
         tc = toolchain if isinstance(toolchain, Toolchain) else find_toolchain(toolchain)
+        first, second = (dataclasses.replace(s, clang=find_toolchain(s.clang).clang) if s.clang else s
+                         for s in sides)  # a side's own compiler located, as the run's is
+        sides = (first, second)
         cwd = Path(cwd or os.getcwd())
         source = Path(cwd, file_name)
         effective, self.dropped_flags = prepare_flags(flags, cwd)
@@ -123,9 +130,10 @@ class SpillSetup:
             toolchain=tc, flags=effective, file_name=name, source_dir=source_dir, timeout=timeout,
             tmp_parent=os.fspath(tmp_dir) if tmp_dir is not None else None,
             keep_artifacts=keep_artifacts, tree=tree, hip=resolve_hip_headers(tc, effective, hip_headers),
+            sides=sides,
         )
         self.source = source
-        self.predicate = Predicate(predicate)
+        self.predicate = Predicate(predicate or default_predicate(sides), self.compiler.side_names)
         self.kernels = tuple(kernels) if kernels else None
         self.ub_guard, self.init_guard, self.loop_guard = ub_guard, init_guard, loop_guard
 
@@ -158,11 +166,12 @@ class SpillSetup:
         """(predicate holds, why not) for one kernel with both sides computed. `original`: the
         original's tables of the kernel ({side: metrics}) for the predicate's orig.* names; by
         default the kernel's own (a file checked on its own is its own original)."""
-        lto, nolto = (_kernel(measurement.metrics[s], kernel) for s in SIDES)
-        for side, table in ((LTO, lto), (NOLTO, nolto)):
+        names = self.compiler.side_names
+        lto, nolto = (_kernel(measurement.metrics[s], kernel) for s in names)
+        for side, table in zip(names, (lto, nolto)):
             if table is None:
                 return False, f"kernel {kernel} missing ({side})"
-        predicate = self.predicate.bind(original if original is not None else {LTO: lto, NOLTO: nolto})
+        predicate = self.predicate.bind(original if original is not None else dict(zip(names, (lto, nolto))))
         if predicate.evaluate(lto, nolto) is True:
             return True, ""
         return False, f"predicate false for {kernel}: {predicate.explain(lto, nolto)}"
@@ -207,8 +216,9 @@ class SpillSetup:
             why = "; ".join(reason for _, reason in verdicts.values()) or "no kernels in the build"
             raise OracleSetupError(f"the original is not interesting: the predicate holds for none of its kernels: "
                                    f"{why}")
+        first = self.compiler.side_names[0]
         interesting, targets = targets, focused(m, targets, len(self.kernels or ()), focus)
-        built = m.metrics[LTO]
+        built = m.metrics[first]
         assert built is not None  # both sides of the original compiled (above)
         lto = by_target(built, targets)
         loops = tuple(t for t in targets if self.loop_guard and (lto[t].get("loop_spill_ops") or 0) > 0)
@@ -220,23 +230,25 @@ class SpillSetup:
         with ThreadPoolExecutor(1) as beside:  # the UB guard's sanitized build needs no other: on a core of its own
             sanitizing = beside.submit(self._sanitizer_level, original, dataclasses.replace(chosen, pch=pch), targets)
             # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
-            shared = self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
+            # (the shared front end knows the default pair's pipelines only)
+            shared = self.compiler.sides == DEFAULT_SIDES and \
+                self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
             chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
             headers = files_sha256(self.compiler.headers(original))
-            figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in SIDES} for t in targets}
+            figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in m.metrics} for t in targets}
             original_figures = {t: self.predicate.bind(figures[t]).original for t in targets}
 
             def oracle(init_guard: str | bool, guards_off: list[str],
                        sanitized: Mapping[str, ubsan.Profile] | None = None) -> SpillOracle:
                 return SpillOracle(chosen, self.predicate, targets, kernels=self.kernels,
-                                   uninitialized=m.compiled[LTO].uninitialized if self.ub_guard else None,
+                                   uninitialized=m.compiled[first].uninitialized if self.ub_guard else None,
                                    loop_targets=loops, init_guard=init_guard, headers_sha256=headers,
                                    showing_effect=interesting, guards_off=guards_off,
                                    original_figures=original_figures, sanitized=sanitized)
 
             resolved = oracle("code" if self.init_guard else False, [])
             if self.init_guard:
-                plain = code_digests(m.compiled[LTO].asm, targets)
+                plain = code_digests(m.compiled[first].asm, targets)
                 failed = resolved._init_failures(original, plain)
                 if failed:
                     resolved = oracle("verdict", [f"the init guard compares verdicts only: the original itself "
@@ -315,11 +327,11 @@ class SpillSetup:
             return False
         if not all(c.ok for c in o.compiled.values()) or o.metrics != m.metrics:
             return False
-        if any(o.compiled[s].uninitialized != m.compiled[s].uninitialized for s in SIDES):
+        if any(o.compiled[s].uninitialized != m.compiled[s].uninitialized for s in m.compiled):
             return False  # the UB guard's count: front-end diagnostics must be the same too
         kernels = m.kernel_names()
         return all(target_digests(o.compiled[s].summary.digests, kernels) ==
-                   target_digests(m.compiled[s].summary.digests, kernels) for s in SIDES)
+                   target_digests(m.compiled[s].summary.digests, kernels) for s in m.compiled)
 
 
 class SpillOracle:
@@ -387,7 +399,10 @@ class SpillOracle:
         return {
             "oracle": IDENTITY_VERSION,
             "toolchain": self.toolchain.identity(),
-            "commands": {side: self.compiler.command(side) for side in SIDES},
+            "commands": {side: self.compiler.command(side) for side in self.compiler.side_names},
+            # a side's own compiler (sides.py): its identity too, not only its path
+            **({"side_toolchains": {s.name: find_toolchain(s.clang).identity() for s in self.compiler.sides
+                                    if s.clang}} if any(s.clang for s in self.compiler.sides) else {}),
             "predicate": self.predicate.canonical,
             "kernels": list(self.kernels) if self.kernels else None,
             "targets": list(self.targets),
@@ -437,7 +452,7 @@ class SpillOracle:
             return self._sanitizer_verdict(content, start)
         plain = verdict.details.get("lto_code")
         if plain is None and self.init_guard == "code":
-            built = self.compiler.compile(LTO, content)
+            built = self.compiler.compile(self.compiler.side_names[0], content)
             if not built.ok:
                 seconds = time.monotonic() - start
                 return Verdict(False, f"init guard: the candidate does not build ({built.failure}): {built.message}",
@@ -496,11 +511,12 @@ class SpillOracle:
                 details["lto_code"] = target_digests(lto_code, self.targets)
             return Verdict(interesting, reason, infra, 0.0, details, kind=INFRA if infra else kind)
 
-        tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys(SIDES)
-        lto: dict[str, Metrics] = {}  # the LTO side's, which comes first
-        for side in SIDES:
-            if side == NOLTO and self._decided(lto):
-                details["compiles"][NOLTO] = {"skipped": True}
+        first, second = self.compiler.side_names
+        tables: dict[str, dict[str, Metrics] | None] = dict.fromkeys((first, second))
+        lto: dict[str, Metrics] = {}  # the first side's (the LTO side's by default), which comes first
+        for side in (first, second):
+            if side == second and self._decided(lto):
+                details["compiles"][second] = {"skipped": True}
                 break
             c = build.side(side)
             details["compiles"][side] = {"seconds": round(c.seconds, 3), "ok": c.ok, "artifacts": c.artifacts,
@@ -513,22 +529,22 @@ class SpillOracle:
             if self.uninitialized is not None and c.uninitialized > self.uninitialized:
                 return verdict(False, f"uses an uninitialized variable ({c.uninitialized} warning(s) of "
                                       f"-Wuninitialized, the original has {self.uninitialized})")
-            lto_code = c.summary.digests if side == LTO else lto_code
+            lto_code = c.summary.digests if side == first else lto_code
             table = tables[side] = by_target(c.summary.metrics, self.targets)
-            if side == LTO:
+            if side == first:
                 lto = table
             for t in self.targets:
                 details["kernels"][t][side] = table.get(t)
                 if t not in table:
                     return verdict(False, f"kernel {t} missing ({side})")
-                if side == LTO and t in self.loop_targets and not table[t].get("loop_spill_ops"):
+                if side == first and t in self.loop_targets and not table[t].get("loop_spill_ops"):
                     return verdict(False, f"loop guard: {t} spills outside loops only (the original spills inside one)")
-        results = {t: self._predicates[t].evaluate(lto[t], _kernel(tables[NOLTO], t)) for t in self.targets}
+        results = {t: self._predicates[t].evaluate(lto[t], _kernel(tables[second], t)) for t in self.targets}
         # name a definitely-false target over one left unknown by the skipped no-LTO side
         failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]
         if failing:
             t = failing[0]
-            why = self._predicates[t].explain(lto[t], _kernel(tables[NOLTO], t))
+            why = self._predicates[t].explain(lto[t], _kernel(tables[second], t))
             return verdict(False, f"predicate false for {t}: {why}")
         return verdict(True)
 
@@ -546,7 +562,7 @@ def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], 
     kernel reads an automatic variable before writing it (the undefined value is what the
     optimiser folded). Same code also means the same figures, so the spill differential holds
     with the variables initialised."""
-    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo).side(LTO)
+    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo).side(compiler.side_names[0])
     if not c.ok:
         return f"does not build ({c.failure}): {c.message}"
     other = target_digests(c.summary.digests, kernels)
@@ -570,7 +586,7 @@ def focus_target(measurement: Measurement, kernels: Sequence[str]) -> str:
     instantiations of one template): every later test then compiles the code of one, and the
     others' become deletable. The one with the most spill code under LTO (the strongest effect,
     the least likely to vanish), then the fewest instructions, then the first by name."""
-    lto = measurement.metrics[LTO] or {}
+    lto = measurement.metrics[next(iter(measurement.metrics))] or {}  # the first side's
 
     def key(k: str):
         m = lto.get(k) or {}

@@ -52,6 +52,7 @@ SAMPLES = {
     "kernels": (["k1", "k2"], ["k1", "k2"], {}),
     "all_targets": (True, True, {}),
     "predicate": ("lto.spill_ops > 0", "lto.spill_ops > 0", {}),
+    "sides": (["a=lto", "b=lto -mllvm -x"], ["a=lto", "b=lto -mllvm -x"], {}),
 }
 
 

@@ -14,6 +14,7 @@ import click
 
 from interestingness.check import format_check, run_check
 from interestingness.predicates import PredicateError
+from interestingness.sides import SideError, parse_sides
 from interestingness.toolchain import ToolchainError
 
 from .. import passes
@@ -165,8 +166,8 @@ def batch_command(manifest: Path, parallel: int | None, out: Path | None, quiet:
 @options.click_options(*options.ORACLE)
 def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, init_guard: bool, ub_guard: bool,
           against: Path | None, clang: str | None, kernels: tuple[str, ...], predicate: str | None,
-          hip_headers: str, all_targets: bool) -> None:
-    """Build FILE with and without full offload LTO and compare the kernels' metrics.
+          hip_headers: str, all_targets: bool, sides: list[str]) -> None:
+    """Build FILE with and without full offload LTO (or the two --side builds) and compare the kernels' metrics.
 
     Exit status 0 when the predicate holds (interesting), 5 when it does not."""
     read_input(file)
@@ -175,8 +176,8 @@ def check(file: Path, flags: tuple[str, ...], as_json: bool, timeout: float, ini
     try:
         report = run_check(file, flags, clang=clang, kernel=list(kernels) or None,
                            predicate=predicate, timeout=timeout, hip_headers=hip_headers, init_guard=init_guard,
-                           ub_guard=ub_guard, focus=not all_targets, against=against)
-    except (ToolchainError, PredicateError) as e:
+                           ub_guard=ub_guard, focus=not all_targets, against=against, sides=parse_sides(sides))
+    except (ToolchainError, PredicateError, SideError) as e:
         raise Fail(str(e), exits.EXIT_TEST) from None
     click.echo(json.dumps(report, indent=2) if as_json else format_check(report))
     if not report["interesting"]:

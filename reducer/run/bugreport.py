@@ -4,8 +4,10 @@ any machine with the same clang and run.
   FILE          the result (for a file set: its files, at their paths)
   include/      the headers it still reads that are neither system nor ROCm headers: the fallback
                 shim's parts it uses, and project headers a run did not flatten
-  repro.sh      builds both sides with clang alone (its own lld does the LTO), reads every figure
-                from the assembly with awk, prints the table and the verdict; `CLANG=... ./repro.sh`
+  repro.sh      builds both sides with clang alone (its own lld does the LTO), each as the run's
+                sides give it (interestingness/sides.py: mode, own flags, own compiler), reads
+                every figure from the assembly with awk, prints the table and the verdict;
+                `CLANG=... ./repro.sh` (a side with a compiler of its own: CLANG_<NAME>=...)
   README.md     the differential first (the figures of the result, and of the original it was
                 reduced from), then the commands and the toolchain
   EXPLAIN.md    `reduce explain` of the result, with explain.json and dumps/ (the run writes them
@@ -29,6 +31,7 @@ from interestingness.hip_headers import SHIM_DIR
 from interestingness.metrics import METRICS
 from interestingness.path_flags import path_flags
 from interestingness.predicates import Predicate
+from interestingness.sides import DEFAULT_SIDES, Side
 
 from ..text.files import atomic_write
 from .workdir import WorkDir
@@ -48,14 +51,15 @@ def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, byt
     copied = _copy_headers(out, result_report)
     main = files[0][0]
     flags = _flags(result_report)
-    predicate = Predicate(result_report["predicate"])
+    sides = _sides(result_report)
+    predicate = Predicate(result_report["predicate"], (sides[0].name, sides[1].name))
     # each kernel's predicate reads its original's figures; without an original, its own
-    kernels = [(k["name"], predicate.bind({s: k["original"][s] for s in ("lto", "nolto")}) if k.get("original")
+    kernels = [(k["name"], predicate.bind({s.name: k["original"][s.name] for s in sides}) if k.get("original")
                 else predicate) for k in result_report["kernels"] if k["selected"]]
-    script = _script(main, flags, kernels)
+    script = _script(main, flags, kernels, sides)
     atomic_write(out / "repro.sh", script.encode())
     (out / "repro.sh").chmod(0o755)
-    atomic_write(out / "README.md", _readme(main, flags, result_report, copied).encode())
+    atomic_write(out / "README.md", _readme(main, flags, result_report, copied, sides).encode())
     return out
 
 
@@ -63,7 +67,7 @@ def by_hand(report: dict[str, Any], files: list[tuple[str, bytes]]) -> ByHand:
     """How the bundle's EXPLAIN.md names the result and writes its builds: the bundle's own file,
     clang++ and flags relative to the bundle, as repro.sh builds it (no path of this machine)."""
     main, flags = files[0][0], _flags(report)
-    return ByHand(main, lambda side, extra: "clang++ " + shlex.join(_commands(main, flags, extra)[side]),
+    return ByHand(main, lambda side, extra: "clang++ " + shlex.join(_commands(main, flags, extra=extra)[side]),
                   "from the bug report's directory, with clang++ the toolchain above")
 
 
@@ -117,53 +121,79 @@ def _portable(flags: list[str]) -> list[str]:
     return out
 
 
-def _commands(main: str, flags: list[str], extra: Sequence[str] = ()) -> dict[str, list[str]]:
-    """Both sides' builds of `main` (clang's arguments), `extra` options after the flags."""
+def _sides(report: dict[str, Any]) -> tuple[Side, Side]:
+    """The run's two builds, from its check report (one from before sides were data: the default pair)."""
+    if not report.get("sides"):
+        return DEFAULT_SIDES
+    a, b = (Side(s["name"], s["lto"], tuple(s["flags"]), s["clang"]) for s in report["sides"])
+    return a, b
+
+
+def _commands(main: str, flags: list[str], sides: tuple[Side, Side] = DEFAULT_SIDES,
+              extra: Sequence[str] = ()) -> dict[str, list[str]]:
+    """Each side's build of `main` (clang's arguments), `extra` options after the flags; its
+    assembly goes to NAME.s (LTO: NAME.s.lto*.s)."""
     base = ["-x", "hip", *flags]
-    return {"lto": [*base, "-foffload-lto=full", "--offload-device-only", "--no-gpu-bundle-output", *extra, "-c",
-                    "-Xoffload-linker", "--lto-emit-asm", "-o", "lto.s", main],
-            "nolto": [*base, "-fno-offload-lto", "--offload-device-only", "--no-gpu-bundle-output", *extra, "-S",
-                      "-o", "nolto.s", main]}
+    out: dict[str, list[str]] = {}
+    for s in sides:
+        mode = ["-foffload-lto=full"] if s.lto else ["-fno-offload-lto"]
+        emit = ["-c", "-Xoffload-linker", "--lto-emit-asm"] if s.lto else ["-S"]
+        out[s.name] = [*base, *mode, *s.flags, "--offload-device-only", "--no-gpu-bundle-output", *extra, *emit,
+                       "-o", f"{s.name}.s", main]
+    return out
 
 
-def _script(main: str, flags: list[str], kernels: list[tuple[str, Predicate]]) -> str:
+def _clang(side: Side) -> str:
+    """The shell word that names a side's compiler: $CLANG, or CLANG_<NAME> for a side with its own."""
+    return f'"$CLANG_{side.name.upper()}"' if side.clang else '"$CLANG"'
+
+
+def _script(main: str, flags: list[str], kernels: list[tuple[str, Predicate]],
+            sides: tuple[Side, Side] = DEFAULT_SIDES) -> str:
     """The script, for each kernel with its predicate (the original's figures bound)."""
-    cmds = _commands(main, flags)
+    cmds = _commands(main, flags, sides)
+    a, b = sides
+    own = "".join(f"CLANG_{s.name.upper()}=${{CLANG_{s.name.upper()}:-{shlex.quote(s.clang)}}}\n"
+                  for s in sides if s.clang)
+    what = "with and without full offload LTO" if sides == DEFAULT_SIDES else \
+        f"as {a.name} ({a.spec()}) and as {b.name} ({b.spec()})"
+    builds = "\n".join(f"{_clang(s)} {shlex.join(cmds[s.name])} || exit 2" for s in sides)
+    asm = {s.name: f"{s.name}.s.lto*.s" if s.lto else f"{s.name}.s" for s in sides}
     names = " ".join(m.name for m in METRICS)
     cases = "\n".join(f"    {shlex.quote(k)}) PREDICATE={shlex.quote(p.shown())}; EXPR={shlex.quote(p.awk())};;"
                       for k, p in kernels)
     return f"""#!/usr/bin/env bash
-# Builds {main} with and without full offload LTO (device code only, gfx950), reads each target
+# Builds {main} {what} (device code only, gfx950), reads each target
 # kernel's figures from the assembly and prints them with the verdict. Needs clang++ with the
-# AMDGPU target and its lld; CLANG=/path/to/clang++ picks one (default: clang++ on PATH).
+# AMDGPU target and its lld; CLANG=/path/to/clang++ picks one (default: clang++ on PATH), and
+# CLANG_<NAME> the compiler of a side that has one of its own.
 # Exit status: 0 when the predicate holds for every target kernel, 1 when not, 2 when a build fails.
 set -uo pipefail
 cd "$(dirname "$0")"
 CLANG=${{CLANG:-clang++}}
-out=$(mktemp -d)
+{own}out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cp -r . "$out/src"
 cd "$out/src"
-"$CLANG" {shlex.join(cmds["lto"])} || exit 2
-"$CLANG" {shlex.join(cmds["nolto"])} || exit 2
+{builds}
 METRICS_AWK={shlex.quote(METRICS_AWK)}
 status=0
 for kernel in {" ".join(shlex.quote(k) for k, _ in kernels)}; do
   case "$kernel" in  # the predicate, with the figures of the original the result was reduced from
 {cases}
   esac
-  lto=$(awk -v K="$kernel" "$METRICS_AWK" lto.s.lto*.s)
-  nolto=$(awk -v K="$kernel" "$METRICS_AWK" nolto.s)
+  lto=$(awk -v K="$kernel" "$METRICS_AWK" {asm[a.name]})
+  nolto=$(awk -v K="$kernel" "$METRICS_AWK" {asm[b.name]})
   echo "kernel $kernel"
   awk -v lto="$lto" -v nolto="$nolto" -v names={shlex.quote(names)} 'BEGIN {{
     n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")
-    printf "  %-16s %8s | %s\\n", "", "lto", "nolto"
+    printf "  %-16s %8s | %s\\n", "", "{a.name}", "{b.name}"
     for (i = 1; i <= n; i++) printf "  %-16s %8s | %s\\n", m[i], a[i], b[i]
   }}'
   if awk -v lto="$lto" -v nolto="$nolto" -v names={shlex.quote(names)} 'BEGIN {{
     n = split(names, m, " "); split(lto, a, " "); split(nolto, b, " ")
     for (i = 1; i <= n; i++) {{ L[m[i]] = a[i] + 0; N[m[i]] = b[i] + 0 }}
-{_assignments()}
+{_assignments(a.name, b.name)}
     '"exit !($EXPR) }}"; then echo "  -> interesting"; else echo "  -> not interesting"; status=1; fi
   echo "  predicate: $PREDICATE"
 done
@@ -172,8 +202,9 @@ exit $status
 """
 
 
-def _assignments() -> str:
-    return "\n".join(f"    lto_{m.name} = L[\"{m.name}\"]; nolto_{m.name} = N[\"{m.name}\"]" for m in METRICS)
+def _assignments(first: str, second: str) -> str:
+    """The predicate's awk variables, SIDE_METRIC, from the two sides' figures (L and N)."""
+    return "\n".join(f"    {first}_{m.name} = L[\"{m.name}\"]; {second}_{m.name} = N[\"{m.name}\"]" for m in METRICS)
 
 
 # One kernel's figures from AMDGPU assembly, in METRICS order, "-" where the asm does not say;
@@ -272,11 +303,12 @@ END {
 """  # noqa: E501 (awk lines of repro.sh, kept as they are)
 
 
-def _calls(kernel: dict[str, Any]) -> list[str]:
+def _calls(kernel: dict[str, Any], sides: tuple[Side, Side] = DEFAULT_SIDES) -> list[str]:
     """Per build in which the kernel calls functions: which, with the spill code and `v_mfma` each
     holds (the figures above are summed over them)."""
     lines = []
-    for side, build in (("lto", "With full offload LTO"), ("nolto", "Without LTO")):
+    builds = ("With full offload LTO", "Without LTO") if sides == DEFAULT_SIDES else (f"In {s.name}" for s in sides)
+    for side, build in zip((s.name for s in sides), builds):
         graph = (kernel.get("call_graph") or {}).get(side)
         if not graph:
             continue
@@ -291,22 +323,27 @@ def _calls(kernel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str]) -> str:
+def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[str],
+            sides: tuple[Side, Side] = DEFAULT_SIDES) -> str:
     """The differential first (per target kernel: the figures of both builds, and of the original
     the result was reduced from), then the commands and the toolchain. No path of the machine
     the run was on: the commands are relative to the bundle, the clang is `clang++`."""
     tc = report["toolchain"]
-    cmds = _commands(main, flags)
+    cmds = _commands(main, flags, sides)
     headers = ("The fallback HIP headers and project headers it still reads are in `include/`: "
                + ", ".join(f"`{c}`" for c in copied) + "." if copied else "It reads no header outside the system's"
                + (" and ROCm's." if report["hip_headers"]["mode"] == "rocm" else "."))
-    lines = [f"# Spill only under full offload LTO: `{main}`", ""]
+    default = sides == DEFAULT_SIDES
+    lines = [f"# Spill only under full offload LTO: `{main}`" if default else
+             f"# Spill only in `{sides[0].name}`, not in `{sides[1].name}`: `{main}`", ""]
+    if not default:
+        lines += ["The two builds (`reduce --side`):", "", *(f"- `{s.spec()}`" for s in sides), ""]
     for k in (k for k in report["kernels"] if k["selected"]):
-        lines += [*_differential(k), ""]
+        lines += [*_differential(k, sides), ""]
     lines += [
         "## Reproduce", "",
         "The two device-only builds, from this directory:", "",
-        "```sh", f"clang++ {shlex.join(cmds['lto'])}", f"clang++ {shlex.join(cmds['nolto'])}", "```", "",
+        "```sh", *(f"{'clang++' if not s.clang else s.clang} {shlex.join(cmds[s.name])}" for s in sides), "```", "",
         "`./repro.sh` (or `CLANG=/path/to/clang++ ./repro.sh`) runs both in a temporary directory, prints "
         "every figure of the target kernel(s) and the verdict, and exits 0 when the predicate holds. " + headers, "",
         f"Toolchain: {tc['version']}, commit {tc['commit'] or 'unknown'}; full offload LTO by default: "
@@ -315,29 +352,32 @@ def _readme(main: str, flags: list[str], report: dict[str, Any], copied: list[st
     return "\n".join(lines)
 
 
-def _differential(kernel: dict[str, Any]) -> list[str]:
+def _differential(kernel: dict[str, Any], sides: tuple[Side, Side] = DEFAULT_SIDES) -> list[str]:
     """One kernel's figures as a Markdown table: both builds of the result, and of its original
     when the report has it; the rows that differ between the builds first."""
-    lto, nolto = kernel["lto"] or {}, kernel["nolto"] or {}
+    a, b = sides
+    lto, nolto = kernel[a.name] or {}, kernel[b.name] or {}
     original = kernel.get("original") or {}
-    summary = (f"`{kernel['demangled']}`: {lto.get('vgpr_spills')} VGPR(s) spilled with full offload LTO "
+    default = sides == DEFAULT_SIDES
+    with_, without = ("with full offload LTO", "without") if default else (f"in {a.name}", f"in {b.name}")
+    summary = (f"`{kernel['demangled']}`: {lto.get('vgpr_spills')} VGPR(s) spilled {with_} "
                f"({lto.get('vgpr_total')} VGPRs, {lto.get('spill_ops')} spill instructions), "
-               f"{nolto.get('vgpr_spills')} without ({nolto.get('vgpr_total')} VGPRs); "
+               f"{nolto.get('vgpr_spills')} {without} ({nolto.get('vgpr_total')} VGPRs); "
                f"{lto.get('mfma')} and {nolto.get('mfma')} `v_mfma`.")
-    head = "| | `-foffload-lto=full` | `-fno-offload-lto` |"
+    head = "| | `-foffload-lto=full` | `-fno-offload-lto` |" if default else f"| | `{a.name}` | `{b.name}` |"
     rule = "|---|---:|---:|"
     if original:
-        head += " original, LTO | original, no LTO |"
+        head += " original, LTO | original, no LTO |" if default else f" original, {a.name} | original, {b.name} |"
         rule += "---:|---:|"
     rows = sorted(METRICS, key=lambda m: lto.get(m.name) == nolto.get(m.name))  # the differences first
     lines = [summary, "", head, rule]
     for m in rows:
         cells = [lto.get(m.name), nolto.get(m.name)]
         if original:
-            cells += [(original.get(s) or {}).get(m.name) for s in ("lto", "nolto")]
+            cells += [(original.get(s.name) or {}).get(m.name) for s in sides]
         label = f"**{m.label}**" if cells[0] != cells[1] else m.label
         lines.append(f"| {label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
-    lines += _calls(kernel)
+    lines += _calls(kernel, sides)
     verdict = "holds" if kernel["interesting"] else f"does not hold ({kernel['reason']})"
     lines += ["", f"Predicate (`repro.sh` checks it): `{kernel['predicate']}`: {verdict}."]
     if kernel.get("ub_guard_violation") == "":

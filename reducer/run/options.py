@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 import click
 
 from interestingness.predicates import DEFAULT_PREDICATE
+from interestingness.sides import parse_side
 
 from .. import passes
 from ..engine.budget import parse_duration
@@ -70,6 +71,12 @@ class Option:
 
 def _absolute(path: Path) -> str:
     return str(path.absolute())
+
+
+def _side(text: str) -> str:
+    """A side spec, checked (interestingness/sides.py); kept as given."""
+    parse_side(text)
+    return text
 
 
 def _pass_names(text: str) -> list[str]:
@@ -232,7 +239,13 @@ class RunConfig:
         "a reduction keeps one, the one with the most spill code, and the others become deletable.",
         False, _FLAG)
     predicate: str | None = option(("--predicate",), "When a kernel is interesting, over lto.METRIC / nolto.METRIC "
-        f"[default: {DEFAULT_PREDICATE}].", None)
+        f"(SIDE.METRIC with --side) [default: {DEFAULT_PREDICATE}].", None)
+    sides: list[str] = option(("--side",),
+        "Built-in oracle: one of the two builds compared, as one shell-quoted string NAME=lto|nolto "
+        "[--clang=PATH] [FLAG...] (full offload LTO or none, this side's own flags and compiler). Give two, "
+        "the one that spills first; --predicate names them (by default the built-in predicate, the first "
+        "side in lto's place, the second in nolto's) [default: lto=lto against nolto=nolto, one clang].",
+        [], {"multiple": True}, parse=_side, key="side")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -286,7 +299,7 @@ FIELDS = tuple(dataclasses.replace(f.metadata[_ROW], name=f.name) for f in field
 RUN: tuple[Option, ...] = tuple(o for f in FIELDS for o in (*_INVOCATION.get(f.name, ()), f))
 assert len(RUN) == len(FIELDS) + sum(map(len, _INVOCATION.values())), "an _INVOCATION key is no option field"
 # the built-in oracle's, which `reduce check` takes too
-ORACLE = ("hip_headers", "clang", "kernels", "all_targets", "predicate")
+ORACLE = ("hip_headers", "clang", "kernels", "all_targets", "predicate", "sides")
 
 
 def click_options(*names: str) -> Callable[[F], F]:

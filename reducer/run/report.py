@@ -200,21 +200,25 @@ def _files_table(s: dict[str, Any]) -> list[str]:
 
 
 def metric_table(metrics: dict[str, dict]) -> list[str]:
-    """One row per metric, LTO and no-LTO columns for the original and the result, per target kernel."""
+    """One row per metric, LTO and no-LTO columns (or the two sides') for the original and the
+    result, per target kernel."""
     lines = []
     kernels = [k for k in metrics["result"]["kernels"] if k["selected"]]
+    names = [s["name"] for s in metrics["result"].get("sides") or []] or ["lto", "nolto"]
+    label = {"lto": "LTO", "nolto": "no-LTO"}
     for k in kernels:
         original: list[dict[str, Any]] = metrics["original"]["kernels"]
         before = next((o for o in original if o["name"] == k["name"]), None) or next(
             (o for o in original if o["selected"] and base_name(o["name"]) == base_name(k["name"])),
             {})  # a reduction may rename the kernel (an instantiated template, a deleted parameter)
-        lines += [f"`{k['demangled']}`", "", "| metric | original LTO | original no-LTO | result LTO | result no-LTO |",
+        lines += [f"`{k['demangled']}`", "", "| metric | " + " | ".join(f"{row} {label.get(n, n)}" for row in
+                                                             ("original", "result") for n in names) + " |",
                   "|---|---|---|---|---|"]
         for m in METRICS:
-            cells = [(row.get(side) or {}).get(m.name) for row in (before, k) for side in ("lto", "nolto")]
+            cells = [(row.get(side) or {}).get(m.name) for row in (before, k) for side in names]
             lines.append(f"| {m.label} | " + " | ".join("-" if v is None else str(v) for v in cells) + " |")
         calls = [f"{which} {side}: " + ", ".join(f"`{name}`" for name in called)
-                 for which, row in (("original", before), ("result", k)) for side in ("lto", "nolto")
+                 for which, row in (("original", before), ("result", k)) for side in names
                  if (called := _called(row, side))]
         if calls:
             lines += ["", "Functions the kernel calls (its figures are summed over them): " + "; ".join(calls) + "."]

@@ -16,6 +16,7 @@ from typing import Any
 from interestingness import oracles
 from interestingness.predicates import PredicateError
 from interestingness.script import ScriptError
+from interestingness.sides import SideError
 from interestingness.spill import OracleSetupError, SpillOracle
 from interestingness.toolchain import ToolchainError
 from interestingness.verdict import Verdict
@@ -449,7 +450,7 @@ def _oracle(config: RunConfig, original: bytes, subject: Subject, state: RunStat
     building anything."""
     try:
         built = oracles.build(config, original, subject.tree, state.oracle_settings, tmp_root, ui.say)
-    except (ScriptError, ToolchainError, PredicateError) as e:
+    except (ScriptError, ToolchainError, PredicateError, SideError) as e:
         raise RunError(str(e), EXIT_TEST) from None
     except OracleSetupError as e:
         raise RunError(str(e), EXIT_NOT_INTERESTING) from None

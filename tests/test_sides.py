@@ -1,0 +1,97 @@
+"""Sides as data: the two builds a spill differential compares, each a mode, its own flags and its
+own compiler. The spec language; `reduce check` and the oracle's identity with two LTO builds that
+differ in a scheduler knob (the tiny README case's result: default scheduling spills one VGPR, the
+AMDGPU trackers none); and that pair reduced end to end from the command line, its bundle's
+repro.sh rebuilding both sides as given."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import CLANG, ROOT, needs_clang22
+
+from interestingness.predicates import DEFAULT_PREDICATE, Predicate
+from interestingness.sides import DEFAULT_SIDES, Side, SideError, default_predicate, parse_side, parse_sides
+from interestingness.spill import SpillSetup
+
+TINY = ROOT / "corpora" / "wgrad_tiny_pos" / "result.hip"
+KNOB = "-Xoffload-linker -mllvm=-amdgpu-use-amdgpu-trackers"
+PAIR = ["base=lto", f"trackers=lto {KNOB}"]
+
+
+def test_a_side_spec_is_a_name_a_mode_its_flags_and_its_compiler():
+    s = parse_side("new=lto --clang=/opt/llvm/bin/clang++ -Xoffload-linker '-mllvm=-x=a b'")
+    assert s == Side("new", True, ("-Xoffload-linker", "-mllvm=-x=a b"), "/opt/llvm/bin/clang++")
+    assert parse_side(s.spec()) == s
+    assert parse_sides([]) == DEFAULT_SIDES and parse_sides(["a=nolto", "b=lto"])[0] == Side("a", False)
+    for bad in ("x", "1a=lto", "a=thin", "lto=nolto", "orig=lto", "a=lto --clang=x --clang=y", "a=lto '"):
+        with pytest.raises(SideError):
+            parse_side(bad)
+    for bad in (["a=lto"], ["a=lto", "a=nolto"], ["a=lto", "b=lto", "c=lto"]):
+        with pytest.raises(SideError):
+            parse_sides(bad)
+
+
+def test_the_default_predicate_reads_the_first_side_as_lto_and_the_second_as_nolto():
+    assert default_predicate(DEFAULT_SIDES) == DEFAULT_PREDICATE
+    text = default_predicate((Side("base", True), Side("ilp", True)))
+    assert text == DEFAULT_PREDICATE.replace("nolto.", "ilp.").replace("lto.", "base.")
+    p = Predicate(text, ("base", "ilp"))
+    assert "ilp.vgpr_total" in p.original_names and all(n.split(".")[0] in ("base", "ilp")
+                                                         for n in (*p.names, *p.original_names))
+    spills = {"vgpr_spills": 4, "spill_ops": 6, "scratch_size": 20, "mfma": 24, "vgpr_total": 256, "instructions": 900}
+    clear = {"vgpr_spills": 0, "spill_ops": 0, "scratch_size": 0, "mfma": 24, "vgpr_total": 252, "instructions": 880}
+    original = {"base": spills, "ilp": clear}
+    assert p.bind(original).evaluate(spills, clear) is True
+    assert p.bind(original).evaluate(clear, spills) is False
+
+
+@needs_clang22
+def test_check_compares_two_flag_sets_and_the_identity_holds_each_side(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "reducer.cli", "check", str(TINY), "--json", "--no-init-guard",
+                          "--no-ub-guard", *(a for s in PAIR for a in ("--side", s)), "--", "-std=gnu++20"],
+                         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    k = next(k for k in report["kernels"] if k["selected"])
+    assert k["interesting"] and k["base"]["vgpr_spills"] > 0 and k["trackers"]["vgpr_spills"] == 0
+    assert "-mllvm=-amdgpu-use-amdgpu-trackers" in report["compiles"]["trackers"]["command"]
+    assert "-mllvm=-amdgpu-use-amdgpu-trackers" not in report["compiles"]["base"]["command"]
+    assert report["predicate"].startswith("base.vgpr_spills > 0")
+    # the oracle's identity (the cache key) has each side's flags and, for a side with its own, its compiler
+    own = (Side("base", True), Side("trackers", True, ("-Xoffload-linker", "-mllvm=-amdgpu-use-amdgpu-trackers"),
+                                    str(CLANG)))
+    oracle = SpillSetup(TINY, ["-std=gnu++20"], sides=own, tmp_dir=tmp_path, ub_guard=False, init_guard=False,
+                        loop_guard=False).resolve(TINY.read_bytes())
+    ident = oracle.identity()
+    assert set(ident["commands"]) == {"base", "trackers"} and ident["side_toolchains"]["trackers"]["version"]
+    assert ident["commands"]["trackers"][0] == str(CLANG) and "-mllvm=-amdgpu-use-amdgpu-trackers" in \
+        ident["commands"]["trackers"]
+    assert oracle.test(TINY.read_bytes()).interesting and not oracle.compiler.shared_front_end
+
+
+@needs_clang22
+def test_a_two_flag_set_differential_reduces_end_to_end_and_its_bundle_rebuilds_both_sides(tmp_path):
+    case = tmp_path / "tiny.hip"
+    case.write_bytes(TINY.read_bytes())
+    res = subprocess.run([sys.executable, "-m", "reducer.cli", str(case), "-j", "2", "--max-tests", "40",
+                          "--no-explain", *(a for s in PAIR for a in ("--side", s)), "--", "-std=gnu++20"],
+                         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=600)
+    assert res.returncode in (0, 7), res.stderr[-3000:]  # 7: the test budget ran out first
+    assert "building both sides (base=lto, trackers=lto" in res.stderr
+    result = tmp_path / "tiny.reduced.hip"
+    assert len(result.read_bytes()) < len(TINY.read_bytes())
+    bundle = tmp_path / "tiny.reduced.hip.work" / "bundle"
+    script = (bundle / "repro.sh").read_text()
+    assert "-mllvm=-amdgpu-use-amdgpu-trackers" in script and "-o base.s" in script and "-o trackers.s" in script
+    rerun = subprocess.run(["bash", str(bundle / "repro.sh")], capture_output=True, text=True,
+                           env={**os.environ, "CLANG": str(CLANG)}, timeout=300)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert re.search(r"vgpr_spills\s+[1-9]\d* \| 0\n", rerun.stdout) and "verdict: INTERESTING" in rerun.stdout
+    report = (tmp_path / "tiny.reduced.hip.work" / "report.md").read_text()
+    assert "original base" in report and "result trackers" in report

@@ -51,7 +51,7 @@ from interestingness.bundle import Tree
 from interestingness.compile import LTO, NOLTO
 from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
 from interestingness.metrics import Metrics, call_graphs, demangle, figures
-from interestingness.predicates import DEFAULT_EFFECT, Predicate
+from interestingness.predicates import DEFAULT_EFFECT
 from interestingness.process import run
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
 from interestingness.toolchain import Toolchain
@@ -431,7 +431,7 @@ class _IrBuilds:
         self.oracle, self.module, self.path, self.work = oracle, module, path, work
         assert oracle.target is not None and oracle.predicate is not None, "an oracle resolve() gave"
         self.target: str = oracle.target
-        self.predicate = Predicate(oracle.predicate, (LLC, ALT))
+        self.predicate = oracle.bound_predicate()  # with the original's figures: its own
         self.sides = (LLC, ALT)
 
     @staticmethod

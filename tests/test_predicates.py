@@ -7,7 +7,7 @@ import pytest
 
 import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
-from interestingness.predicates import DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE, Predicate, PredicateError
+from interestingness.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE, Predicate, PredicateError
 
 SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160,
           "vgpr_total": 256, "instructions": 1242, "occupancy": 2, "max_flat_workgroup_size": 256}
@@ -26,8 +26,8 @@ def test_default_is_in_the_language_and_documented_exactly():
 
 
 def test_explain_leaves_the_size_clause_out():
-    """`reduce explain` compares passes, not sizes: its default is the effect alone."""
-    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"
+    """`reduce explain` compares passes, not sizes or budgets: its default is the effect alone."""
+    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
     assert "instructions" not in DEFAULT_EFFECT and Predicate(DEFAULT_EFFECT).original_names == ("nolto.vgpr_total",)
 
 

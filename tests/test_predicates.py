@@ -7,7 +7,14 @@ import pytest
 
 import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
-from interestingness.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE, Predicate, PredicateError
+from interestingness.predicates import (
+    BUDGET_CLAUSE,
+    DEFAULT_EFFECT,
+    DEFAULT_PREDICATE,
+    SIZE_CLAUSE,
+    Predicate,
+    PredicateError,
+)
 
 SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160,
           "vgpr_total": 256, "instructions": 1242, "occupancy": 2, "max_flat_workgroup_size": 256}

@@ -303,12 +303,15 @@ class IrOracle(NoConfirmation):
 
         text = None
         if self.budget is not None:  # a check of the module's attributes: decided without llc
-            dis = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=content)
-            if dis.timed_out or dis.killed_by_signal in _INFRA_SIGNALS or INFRA_STDERR.search(dis.stderr):
-                return verdict(False, f"infrastructure failure (llvm-dis): {_first_error(dis.stderr)}", infra=True)
-            if dis.returncode != 0:
-                return verdict(False, f"llvm-dis rejects the module: {_first_error(dis.stderr)}")
-            text = dis.stdout
+            if content.startswith(BITCODE_MAGIC):
+                dis = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=content)
+                if dis.timed_out or dis.killed_by_signal in _INFRA_SIGNALS or INFRA_STDERR.search(dis.stderr):
+                    return verdict(False, f"infrastructure failure (llvm-dis): {_first_error(dis.stderr)}", infra=True)
+                if dis.returncode != 0:
+                    return verdict(False, f"llvm-dis rejects the module: {_first_error(dis.stderr)}")
+                text = dis.stdout
+            else:  # textual IR, which llc reads too
+                text = content.decode("utf-8", "replace")
             if changed := differences(self.budget, budget_attributes(text, self.target)):
                 return verdict(False, f"budget guard: {self.target}'s register budget is not the original's ("
                                       + "; ".join(changed) + ")")

@@ -55,7 +55,7 @@ from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools
 from interestingness.knobs import Knob, KnobTry, knob_table, option_names, try_knobs
 from interestingness.knobs import render as render_knobs
 from interestingness.metrics import Metrics, call_graphs, demangle, figures
-from interestingness.predicates import DEFAULT_EFFECT, Predicate
+from interestingness.predicates import DEFAULT_EFFECT
 from interestingness.process import run
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
 from interestingness.toolchain import Toolchain
@@ -444,7 +444,7 @@ class _IrBuilds:
         self.oracle, self.module, self.path, self.work = oracle, module, path, work
         assert oracle.target is not None and oracle.predicate is not None, "an oracle resolve() gave"
         self.target: str = oracle.target
-        self.predicate = Predicate(oracle.predicate, (LLC, ALT))
+        self.predicate = oracle.bound_predicate()  # with the original's figures: its own
         self.sides = (LLC, ALT)
 
     @staticmethod

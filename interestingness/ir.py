@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from interestingness.compile import INFRA_STDERR, compiler_env
+from interestingness.ir_budget import Budget, budget_attributes, differences
 from interestingness.metrics import Metrics, analyse, demangle
 from interestingness.predicates import Predicate, PredicateError
 from interestingness.process import Completed, run
@@ -33,7 +34,7 @@ DEFAULT_TRIPLE = "amdgcn-amd-amdhsa"
 DEFAULT_CPU = "gfx950"
 ENV_LLC = "REDUCE_LLC"
 DEFAULT_LLC = "/usr/lib/llvm-22/bin/llc"
-IDENTITY_VERSION = "ir-llc/2"  # 2: a kernel's figures cover its call graph
+IDENTITY_VERSION = "ir-llc/3"  # 2: a kernel's figures cover its call graph; 3: the budget guard, the original's figures
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")  # raw bitcode, bitcode wrapper
 _INFRA_SIGNALS = {signal.SIGKILL, signal.SIGBUS}  # OOM killer, bus error on a full disk
 _OPT_LEVEL = re.compile(r"^-O[0-3]$")
@@ -123,11 +124,23 @@ def kernel_names(text: str) -> list[str]:
     return [m.group(1).strip('"') for m in _KERNEL_DEFINE.finditer(text)]
 
 
-def default_predicate(min_spills: int, mfma: int, differential: bool) -> str:
-    """The kernel still spills (at least `min_spills` VGPRs, with spill code) and still has its
-    MFMA count; for a differential, the alt side spills at most a quarter as much, as in the
-    source oracle's default."""
-    text = f"llc.vgpr_spills >= {min_spills} and llc.spill_ops > 0 and llc.mfma == {mfma}"
+# what the default predicate holds at the original's figure: the register budget, reached
+BUDGET_METRICS = ("max_flat_workgroup_size", "vgpr_total", "vgpr", "occupancy")
+
+
+def default_predicate(min_spills: int, differential: bool, original: Metrics) -> str:
+    """The kernel still spills (at least `min_spills` VGPRs, with spill code) and still has the
+    original's MFMA count, and it spills for the same reason: against the same register budget,
+    reached. That is the original's launch bound, its VGPR allocation (`.vgpr_count`, the
+    unified file, at the ceiling when it spills), its architectural VGPRs (how the file is
+    split between VGPRs and AGPRs) and its occupancy (waves per SIMD); a figure llc cannot
+    resolve on the `original` (an indirect call) is left out. Without these, a module whose
+    launch bound is gone spills at llc's default of 128 VGPRs, and one whose
+    `amdgpu-agpr-alloc` is gone at 128 VGPRs and 128 AGPRs, and both passed. For a
+    differential, the alt side spills at most a quarter as much, as in the source oracle's
+    default."""
+    text = f"llc.vgpr_spills >= {min_spills} and llc.spill_ops > 0 and llc.mfma == orig.llc.mfma"
+    text += "".join(f" and llc.{m} == orig.llc.{m}" for m in BUDGET_METRICS if original.get(m) is not None)
     if differential:
         text += (" and alt.spill_ops * 4 <= llc.spill_ops and alt.vgpr_spills * 4 <= llc.vgpr_spills"
                  " and alt.mfma == llc.mfma")
@@ -153,7 +166,8 @@ class LlcRun:
 @dataclass(frozen=True)
 class IrOracle(NoConfirmation):
     """Implements `interestingness.verdict.Oracle` on module bytes. `resolve(original)` picks the
-    target kernel (and the MFMA count of the default predicate) before any `test`."""
+    target kernel, and takes the original's figures the predicate reads (`orig.llc.METRIC`) and
+    its budget attributes, before any `test`."""
 
     tools: LlvmTools
     predicate: str | None = None  # None: default_predicate, made concrete by resolve
@@ -165,10 +179,14 @@ class IrOracle(NoConfirmation):
     min_spills: int = 1
     timeout: float = 300.0
     # guards (as the source oracle's): no more undef/poison operands of loads, stores and MFMAs than
-    # the original (the IR has no -ftrivial-auto-var-init), and spill code that stays in a loop
+    # the original (the IR has no -ftrivial-auto-var-init), and spill code that stays in a loop;
+    # the budget guard: the target's register-budget attributes stay the original's (ir_budget.py)
     undef_guard: bool = True
     loop_guard: bool = True
+    budget_guard: bool = True
     target: str | None = None  # mangled, set by resolve
+    original: dict[str, Metrics | None] | None = None  # set by resolve: the target's figures per side
+    budget: Budget | None = None  # set by resolve, with budget_guard: the original's budget attributes
     undef_limit: int | None = None  # set by resolve, with undef_guard
     needs_loop: bool = False  # set by resolve: the original spills inside a loop
     ignores_layout = False  # candidates are bitcode
@@ -196,7 +214,9 @@ class IrOracle(NoConfirmation):
             "llc": self.tools.identity(),
             "commands": {side: self.command(side) for side in self.sides()},
             "predicate": Predicate(self.predicate, SIDES).canonical if self.predicate else None,
+            "original": self.bound_predicate().original if self.predicate else None,
             "target": self.target,
+            "budget": self.budget,
             "undef_limit": self.undef_limit,
             "needs_loop": self.needs_loop,
             "env": compiler_env(os.environ),
@@ -205,6 +225,11 @@ class IrOracle(NoConfirmation):
 
     def sides(self) -> tuple[str, ...]:
         return SIDES if self.differential else (LLC,)
+
+    def bound_predicate(self) -> Predicate:
+        """The predicate reading the original's figures for its orig.* names."""
+        assert self.predicate is not None, "resolve() gives the predicate"
+        return Predicate(self.predicate, SIDES).bind(self.original)
 
     def llc(self, side: str, content: bytes) -> LlcRun:
         try:
@@ -242,8 +267,8 @@ class IrOracle(NoConfirmation):
         for k in kernels:
             first = runs[LLC].kernels[k]
             tables = [first, runs[ALT].kernels.get(k) if ALT in runs else None]
-            predicate = Predicate(self.predicate or default_predicate(
-                self.min_spills, first["mfma"] or 0, self.differential), SIDES)  # (mfma: a count, never None)
+            wanted = self.predicate or default_predicate(self.min_spills, self.differential, first)
+            predicate = Predicate(wanted, SIDES).bind(dict(zip(SIDES, tables)))  # this kernel as the original
             if tables[1] is None and self.differential:
                 why.append(f"kernel {k} missing ({ALT})")
             elif predicate.evaluate(*tables) is True:
@@ -254,9 +279,12 @@ class IrOracle(NoConfirmation):
             raise IrInputError("not-interesting", "the predicate holds for no kernel (does it spill?): "
                                + "; ".join(why))
         _, _, target, source = max(holds)  # the kernel with the most spill code
-        limit = undef_operands(self._text(original)) if self.undef_guard else None
+        text = self._text(original)
+        limit = undef_operands(text) if self.undef_guard else None
         loops = self.loop_guard and bool(runs[LLC].kernels[target].get("loop_spill_ops"))
-        return replace(self, target=target, predicate=source, undef_limit=limit, needs_loop=loops)
+        budget = (budget_attributes(text, target) or {}) if self.budget_guard else None
+        return replace(self, target=target, predicate=source, undef_limit=limit, needs_loop=loops,
+                       original={side: runs[side].kernels.get(target) for side in runs}, budget=budget)
 
     def _text(self, module: bytes) -> str:
         res = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=module)
@@ -266,13 +294,27 @@ class IrOracle(NoConfirmation):
         if self.target is None or self.predicate is None:
             raise RuntimeError("IrOracle.test before resolve(original)")
         start = time.monotonic()
-        predicate = Predicate(self.predicate, SIDES)
+        predicate = self.bound_predicate()
         details: dict[str, Any] = {"llc": {}}
         tables: dict[str, Metrics | None] = dict.fromkeys(SIDES)
 
         def verdict(interesting: bool, reason: str = "", infra: bool = False) -> Verdict:
             return Verdict(interesting, reason, infra, time.monotonic() - start, details)
 
+        text = None
+        if self.budget is not None:  # a check of the module's attributes: decided without llc
+            if content.startswith(BITCODE_MAGIC):
+                dis = run([self.tools.llvm_dis, "-", "-o", "-"], cwd=Path("/"), timeout=self.timeout, stdin=content)
+                if dis.timed_out or dis.killed_by_signal in _INFRA_SIGNALS or INFRA_STDERR.search(dis.stderr):
+                    return verdict(False, f"infrastructure failure (llvm-dis): {_first_error(dis.stderr)}", infra=True)
+                if dis.returncode != 0:
+                    return verdict(False, f"llvm-dis rejects the module: {_first_error(dis.stderr)}")
+                text = dis.stdout
+            else:  # textual IR, which llc reads too
+                text = content.decode("utf-8", "replace")
+            if changed := differences(self.budget, budget_attributes(text, self.target)):
+                return verdict(False, f"budget guard: {self.target}'s register budget is not the original's ("
+                                      + "; ".join(changed) + ")")
         for side in self.sides():
             if side == ALT and predicate.evaluate(tables[LLC], None) is not None:
                 details["llc"][ALT] = {"skipped": True}
@@ -288,7 +330,7 @@ class IrOracle(NoConfirmation):
             if side == LLC and self.needs_loop and not table.get("loop_spill_ops"):
                 return verdict(False, f"loop guard: {self.target} spills outside loops only (the original inside one)")
         if predicate.evaluate(tables[LLC], tables[ALT]) is True:
-            if self.undef_limit is not None and (n := undef_operands(self._text(content))) > self.undef_limit:
+            if self.undef_limit is not None and (n := undef_operands(text or self._text(content))) > self.undef_limit:
                 return verdict(False, f"undef guard: {n} loads, stores or MFMAs take an undef or poison operand "
                                       f"(the original has {self.undef_limit})")
             return verdict(True)

@@ -169,6 +169,9 @@ METRICS: tuple[Metric, ...] = (
            "0 when everything is inlined)", lambda k: sum(len(f.calls) for f in k.functions)),
     Metric("occupancy", "occupancy", "waves per SIMD ('; Occupancy'); None when symbolic",
            lambda k: _int(k.info.get("Occupancy"))),
+    Metric("max_flat_workgroup_size", "max workgroup", "the launch bound: most work-items per workgroup "
+           "(metadata .max_flat_workgroup_size; __launch_bounds__, amdgpu-flat-work-group-size)",
+           _meta("max_flat_workgroup_size")),
 )
 METRIC_NAMES = frozenset(m.name for m in METRICS)
 

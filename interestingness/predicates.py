@@ -17,7 +17,8 @@ The default predicate (DEFAULT_PREDICATE), exactly:
     lto.vgpr_spills > 0 and lto.spill_ops > 0 and nolto.spill_ops * 4 <= lto.spill_ops and
     nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and
     lto.mfma > 0 and lto.mfma == nolto.mfma and nolto.vgpr_total <= orig.nolto.vgpr_total and
-    lto.instructions <= orig.lto.instructions
+    lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size and
+    lto.occupancy == orig.lto.occupancy and lto.instructions <= orig.lto.instructions
 
 Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
 Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures
@@ -29,15 +30,20 @@ register spills, not scratch use: LTO can also put private arrays in scratch wit
 register, which is a different effect. The no-LTO build keeps the headroom the original's had:
 it allocates no more registers than the original's no-LTO build (the README's first case ended
 at 256 registers without LTO and one spill with it, where its original had 252 and four: both
-sides at the ceiling, a weaker and perhaps other effect than the one reported). The last clause
-(SIZE_CLAUSE) keeps the code a reviewer reads no larger than the original's: the LTO build of the
-kernel has at most the original's instructions (without it, the README's first case ended at
-3,984 where its original had 1,242; issue 42). The oracle adds that the kernel must exist on both
-sides.
+sides at the ceiling, a weaker and perhaps other effect than the one reported). Then the LTO
+build spills against the original's register budget (BUDGET_CLAUSE): the same launch bound (a
+reduction that drops `__launch_bounds__(256, 2)` gets the default of 1024 work-items and 128
+VGPRs, and spills more: the symptom kept, the bug lost) and the same occupancy (waves per SIMD,
+which the `amdgpu-waves-per-eu` of the launch bounds decides once the kernel spills). A kernel
+whose occupancy llc cannot resolve (an indirect or external call) fails this: say --predicate
+without it. The last clause (SIZE_CLAUSE) keeps the code a reviewer reads no larger than the
+original's: the LTO build of the kernel has at most the original's instructions (without it, the
+README's first case ended at 3,984 where its original had 1,242; issue 42). The oracle adds that
+the kernel must exist on both sides.
 
-`reduce explain` uses the same predicate without the last clause (DEFAULT_EFFECT): it asks which
-compiler passes make the effect, and a pass disabled alone may well grow the code without
-changing the effect.
+`reduce explain` uses the same predicate without the last two clauses (DEFAULT_EFFECT): it asks
+which compiler passes make the effect, and a pass disabled alone may well grow the code, or
+change the occupancy of a kernel that spills less, without changing the effect.
 """
 from __future__ import annotations
 
@@ -60,9 +66,12 @@ DEFAULT_EFFECT = (
     " and nolto.scratch_size * 4 <= lto.scratch_size and lto.mfma > 0 and lto.mfma == nolto.mfma"
     " and nolto.vgpr_total <= orig.nolto.vgpr_total"
 )
+# the LTO build spills against the original's register budget: its launch bound and occupancy (issue 43)
+BUDGET_CLAUSE = ("lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size"
+                 " and lto.occupancy == orig.lto.occupancy")
 # a reduction's result is no larger where the reviewer looks: the target kernel's LTO code
 SIZE_CLAUSE = "lto.instructions <= orig.lto.instructions"
-DEFAULT_PREDICATE = f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"
+DEFAULT_PREDICATE = f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
 
 Value = float | int | bool | None  # None: unknown
 

@@ -1,9 +1,12 @@
 """`reduce ir`: the IR oracle on real llc output, each bad input's error, and reductions end to end
 with the real llvm-reduce, llc and FileCheck. Inputs are small (a 12-value pressure kernel capped
-at 16 VGPRs), and the reductions run a few delta passes only, so the file takes about a minute."""
+at 16 VGPRs; corpora/wgrad_c0_pos, whose LTO build compiles in a second, for the register budget),
+and the reductions run a few delta passes only, so the file takes about a minute."""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,6 +41,7 @@ X86_LL = CALM_LL.replace("amdgcn-amd-amdhsa", "x86_64-unknown-linux-gnu").replac
 # parses, but the verifier (run by llc) rejects it: kernels must return void
 INVALID_LL = CALM_LL.replace("void @calm", "i32 @calm").replace("ret void", "ret i32 0")
 FAST = "--delta-passes=instructions"  # one delta pass: a real llvm-reduce run in seconds, not minutes
+C0 = ROOT / "corpora" / "wgrad_c0_pos"  # a convolution kernel: __launch_bounds__(256, 2), 256 VGPRs, spills 4
 
 
 def reduce(*args, cwd: Path, env=None):
@@ -62,6 +66,15 @@ def small(tmp_path_factory):
     return d / "small.bc", built.lto
 
 
+@pytest.fixture(scope="module")
+def c0(tmp_path_factory):
+    """The precodegen bitcode of corpora/wgrad_c0_pos (one partition) and its textual IR."""
+    d = tmp_path_factory.mktemp("c0")
+    built = build_precodegen(C0 / "repro.hip", shlex.split((C0 / "flags").read_text()), timeout=300, tmp_dir=d)
+    assert len(built.partitions) == 1
+    return read_module(built.partitions[0], find_llvm_tools())
+
+
 def test_llc_on_precodegen_gives_the_lto_builds_code(tools, small):
     path, lto = small
     ran = IrOracle(tools).llc(LLC, path.read_bytes())
@@ -70,21 +83,69 @@ def test_llc_on_precodegen_gives_the_lto_builds_code(tools, small):
     assert lto[SPILL_KERNEL]["vgpr_spills"] > 0 and set(lto[SPILL_KERNEL]) == METRIC_NAMES
 
 
-def test_default_predicate_keeps_spill_and_mfma_count(tools, small):
+def test_default_predicate_keeps_spill_mfma_count_and_budget(tools, small):
     bitcode = small[0].read_bytes()
     o = IrOracle(tools).resolve(bitcode)
     assert o.target == SPILL_KERNEL
-    assert o.predicate == "llc.vgpr_spills >= 1 and llc.spill_ops > 0 and llc.mfma == 0"
+    assert o.predicate == ("llc.vgpr_spills >= 1 and llc.spill_ops > 0 and llc.mfma == orig.llc.mfma"
+                           " and llc.max_flat_workgroup_size == orig.llc.max_flat_workgroup_size"
+                           " and llc.vgpr_total == orig.llc.vgpr_total and llc.vgpr == orig.llc.vgpr"
+                           " and llc.occupancy == orig.llc.occupancy")
+    assert o.bound_predicate().original == {"llc.mfma": 0, "llc.max_flat_workgroup_size": 1024, "llc.vgpr_total": 16,
+                                            "llc.vgpr": 16, "llc.occupancy": 8}  # the original's, in the identity too
+    assert o.identity()["original"] == o.bound_predicate().original
+    assert {k: v for k, v in o.budget.items() if k != "target-features"} == {
+        "amdgpu-agpr-alloc": "0", "amdgpu-flat-work-group-size": "1,1024", "amdgpu-num-vgpr": "8",
+        "target-cpu": "gfx950"}
     assert o.test(bitcode).interesting
     calm, _ = read_module(CALM_LL.encode(), tools)
     v = o.test(calm)
+    assert not v.interesting and v.reason == f"budget guard: {SPILL_KERNEL}'s register budget is not the original's " \
+        "(the kernel is not defined)"
+    v = replace(o, budget=None).test(calm)
     assert not v.interesting and v.reason == f"kernel {SPILL_KERNEL} missing (llc)"
     renamed, _ = read_module(CALM_LL.replace("@calm", f"@{SPILL_KERNEL}").encode(), tools)
-    v = o.test(renamed)
+    v = replace(o, budget=None).test(renamed)
     assert not v.interesting and "llc.vgpr_spills >= 1 [llc.vgpr_spills=0]" in v.reason
     with pytest.raises(IrInputError, match="holds for no kernel") as e:
         IrOracle(tools, min_spills=10_000).resolve(bitcode)
     assert e.value.kind == "not-interesting"
+
+
+def test_a_module_without_its_launch_bound_is_refused_before_llc(tools, c0):
+    """Issue 43 on a real kernel: without `amdgpu-flat-work-group-size` llc assumes 1024 work-items,
+    gives the kernel 128 VGPRs instead of 256, and it spills more: the old predicate (spills, and
+    the original's MFMA count) accepted that. The budget guard refuses it without running llc;
+    without the guard the predicate refuses it on the launch bound."""
+    bitcode, text = c0
+    o = IrOracle(tools).resolve(bitcode)
+    assert o.budget["amdgpu-flat-work-group-size"] == "1,256" and o.budget["amdgpu-waves-per-eu"] == "2"
+    assert o.original[LLC]["vgpr_total"] == 256 and o.original[LLC]["occupancy"] == 2
+    stripped, _ = read_module(text.replace('"amdgpu-flat-work-group-size"="1,256" ', "").encode(), tools)
+    v = o.test(stripped)
+    assert not v.interesting and v.details["llc"] == {}  # decided without compiling
+    assert v.reason.endswith("register budget is not the original's (amdgpu-flat-work-group-size: 1,256 -> (none))")
+    v = replace(o, budget=None).test(stripped)
+    lost = v.details["llc"][LLC]["metrics"]
+    assert lost["vgpr_total"] == 128 and lost["vgpr_spills"] > o.original[LLC]["vgpr_spills"]
+    assert not v.interesting and "llc.max_flat_workgroup_size == orig.llc.max_flat_workgroup_size" in v.reason
+    old = f"llc.vgpr_spills >= 1 and llc.spill_ops > 0 and llc.mfma == {o.original[LLC]['mfma']}"
+    assert replace(o, budget=None, predicate=old).test(stripped).interesting  # the hole the guard closes
+    # without `amdgpu-agpr-alloc`="0" the same 256 registers are split 128 VGPRs + 128 AGPRs: the
+    # launch bound, .vgpr_count and occupancy are the original's, the architectural VGPRs are not
+    shared, _ = read_module(text.replace('"amdgpu-agpr-alloc"="0" ', "").encode(), tools)
+    v = o.test(shared)
+    assert not v.interesting and v.details["llc"] == {} and "amdgpu-agpr-alloc: 0 -> (none)" in v.reason
+    v = replace(o, budget=None).test(shared)
+    split = v.details["llc"][LLC]["metrics"]
+    assert split["vgpr"] < 256 and split["agpr"] > 0 and split["vgpr_spills"] > o.original[LLC]["vgpr_spills"]
+    assert (split["vgpr_total"], split["occupancy"], split["max_flat_workgroup_size"]) == (256, 2, 256)
+    assert not v.interesting and "llc.vgpr == orig.llc.vgpr" in v.reason
+    # the attribute written on the define line instead of in its group is the same budget
+    inline = re.sub(r"(define [^\n]*) #0 comdat \{", r'\1 #0 "amdgpu-num-vgpr"="64" comdat {', text, count=1)
+    assert 'define protected amdgpu_kernel' in inline and '"amdgpu-num-vgpr"="64" comdat' in inline
+    v = o.test(read_module(inline.encode(), tools)[0])
+    assert not v.interesting and "amdgpu-num-vgpr: (none) -> 64" in v.reason and v.details["llc"] == {}
 
 
 def test_differential_compiles_alt_only_when_needed(tools, small):
@@ -96,7 +157,7 @@ def test_differential_compiles_alt_only_when_needed(tools, small):
     v = o.test(bitcode)
     assert v.interesting and v.details["llc"]["alt"]["metrics"]["vgpr_spills"] > 0
     calm, _ = read_module(CALM_LL.replace("@calm", f"@{SPILL_KERNEL}").encode(), tools)
-    v = o.test(calm)  # no spill at -O3: decided without the alt side
+    v = replace(o, budget=None).test(calm)  # no spill at -O3: decided without the alt side (and budget guard)
     assert not v.interesting and v.details["llc"]["alt"] == {"skipped": True}
     with pytest.raises(PredicateError, match="no alt llc flags"):
         IrOracle(tools, "alt.spill_ops > 0")
@@ -137,15 +198,26 @@ def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
     shutil.copy(small[0], tmp_path / "small.bc")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    r = reduce("small.bc", "-j", 2, "--llvm-reduce-flags", FAST, cwd=tmp_path, env={"TMPDIR": str(tmp)})
+    # llvm-reduce's `attributes` pass would drop the budget attributes: the guard keeps them
+    r = reduce("small.bc", "-j", 2, "--llvm-reduce-flags", FAST + ",attributes", cwd=tmp_path,
+               env={"TMPDIR": str(tmp)})
     assert r.returncode == 0, r.stderr
     out = tmp_path / "small.reduced.ll"
     text = out.read_text()
     assert "; RUN: llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx950 -O3 < %s | FileCheck %s" in text
     assert "; CHECK: scratch_store" in text and "; CHECK: ; ScratchSize: {{[1-9][0-9]*}}" in text
+    # the budget it spills against: occupancy, the launch bound, the VGPR allocation at the ceiling
+    assert "; CHECK: ; Occupancy: 8{{$}}" in text and "; CHECK: .max_flat_workgroup_size: 1024{{$}}" in text
+    assert "; CHECK: .vgpr_count: 16{{$}}" in text and "; CHECK: ; NumVgprs: 16{{$}}" in text
+    assert '; register budget, kept from the original: "amdgpu-agpr-alloc"="0", ' in text
+    attrs = "\n".join(line for line in text.splitlines() if line.startswith("attributes #"))
+    assert '"amdgpu-flat-work-group-size"="1,1024"' in attrs and '"amdgpu-num-vgpr"="8"' in attrs
+    assert "nounwind" not in attrs  # the attributes pass ran: what decides no budget went
     before = instruction_count(read_module(small[0].read_bytes(), find_llvm_tools())[1])
     assert instruction_count(text) < before / 2
     assert f"instructions {before} -> {instruction_count(text)}" in r.stderr
+    assert ("held   the original's max_flat_workgroup_size 1024, mfma 0, occupancy 8, vgpr 16, vgpr_total 16; "
+            "budget attributes amdgpu-agpr-alloc, amdgpu-flat-work-group-size, amdgpu-num-vgpr") in r.stderr
     assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
     assert not any(tmp.iterdir())  # llvm-reduce's candidates and our run directory are gone
     lit = shutil.which("lit") or shutil.which("lit", path=str(Path(find_llvm_tools().llc).parent))
@@ -159,6 +231,10 @@ def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
     out.write_text(text.replace('"amdgpu-num-vgpr"="8"', ""))
     failed = verify(out, str(Path(find_llvm_tools().llc).parent))
     assert failed.startswith("RUN line failed (1)") and "error: CHECK" in failed
+    # and at another launch bound the same spill is another budget
+    out.write_text(text.replace('"amdgpu-flat-work-group-size"="1,1024"', '"amdgpu-flat-work-group-size"="1,256"'))
+    failed = verify(out, str(Path(find_llvm_tools().llc).parent))
+    assert failed.startswith("RUN line failed (1)") and "CHECK: .max_flat_workgroup_size: 1024" in failed
 
 
 def test_from_source_reduces_the_partition_with_the_spill(tmp_path):
@@ -169,6 +245,8 @@ def test_from_source_reduces_the_partition_with_the_spill(tmp_path):
     assert "precodegen IR: 2 partition(s)" in r.stderr and "llc reproduces the LTO build's figures exactly" in r.stderr
     text = (tmp_path / "two.reduced.ll").read_text()
     assert f"@{SPILL_KERNEL}(" in text and "@_Z4calmPf" not in text
+    assert "; CHECK: .vgpr_count: 16{{$}}" in text and '"amdgpu-num-vgpr"="8"' in text
+    assert "budget guard: amdgpu-agpr-alloc, amdgpu-flat-work-group-size, amdgpu-num-vgpr" in r.stderr
     r = reduce("--from-source", "missing.hip", cwd=tmp_path)
     assert r.returncode == 3 and "no such file" in r.stderr
 
@@ -214,6 +292,16 @@ def test_a_stop_during_llvm_reduce_keeps_its_best_as_a_passing_lit_test(tmp_path
     assert text.startswith("; Reduced by `reduce ir`") and len(module) < len(start)
     assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
     assert not any(tmp.iterdir())
+
+
+def test_time_budget_stops_with_the_best_so_far_as_a_passing_lit_test(tmp_path, small):
+    shutil.copy(small[0], tmp_path / "small.bc")
+    r = reduce("small.bc", "-j", 2, "--no-cache", "--time-budget", "1s", cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    assert "time budget of 1s used: the best module so far" in r.stderr and "as a passing lit test" in r.stderr
+    assert verify(tmp_path / "small.reduced.ll", str(Path(find_llvm_tools().llc).parent)) is None
+    r = reduce("small.bc", "--time-budget", "soon", cwd=tmp_path)
+    assert r.returncode == 2 and "not a duration" in r.stderr
 
 
 def test_undef_guard_refuses_a_module_with_a_poison_store_the_original_has_not(tools, small):

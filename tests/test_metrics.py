@@ -48,7 +48,7 @@ SOURCES = {"multi": MULTI, "spill": pressure(140), "agpr": pressure(200, "__laun
 # metric -> metadata key of the note
 NOTE_KEYS = {"vgpr_total": "vgpr_count", "agpr": "agpr_count", "sgpr": "sgpr_count",
              "vgpr_spills": "vgpr_spill_count", "sgpr_spills": "sgpr_spill_count",
-             "scratch_size": "private_segment_fixed_size"}
+             "scratch_size": "private_segment_fixed_size", "max_flat_workgroup_size": "max_flat_workgroup_size"}
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +128,7 @@ def test_figures_equal_object(built, source, side):
         assert got["scratch_ops"] == sum(m.startswith("scratch_") for m in mnemonics), kernel
         assert got["vmcnt0"] == sum(m == "s_waitcnt" and "vmcnt(0)" in i for m, i in zip(mnemonics, body))
         assert 1 <= got["occupancy"] <= 8
+        assert got["max_flat_workgroup_size"] in (256, 1024)  # __launch_bounds__(256) or none
     # what a called function's spill count is read from (its Folded Spill stores), on every kernel the metadata's
     for k in call_graphs(asm.asm):
         assert figures(KernelAsm(k.function, {}))["vgpr_spills"] == int(notes[k.name]["vgpr_spill_count"]), k.name
@@ -151,6 +152,8 @@ def test_expected_shapes(built):
         assert by_plain["gather"]["scratch_ops"] > 0 and by_plain["gather"]["spill_ops"] == 0
         assert by_plain["gather"]["vgpr_spills"] == 0 and by_plain["gather"]["scratch_size"] > 0
         assert by_plain["mma"]["mfma"] == 2
+        assert by_plain["mma"]["max_flat_workgroup_size"] == 256  # __launch_bounds__(256)
+        assert by_plain["gather"]["max_flat_workgroup_size"] == 1024  # none: 1024
         assert by_plain["void incr<double>"]["scratch_ops"] == 0
         spill = analyse(out["spill", side][0].asm)["_Z5spillPfPKfi"]
         assert spill["vgpr_spills"] > 0 and spill["spill_ops"] == spill["scratch_ops"] > 0

@@ -7,12 +7,19 @@ import pytest
 
 import interestingness.predicates as predicates
 from interestingness.metrics import METRIC_NAMES
-from interestingness.predicates import DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE, Predicate, PredicateError
+from interestingness.predicates import (
+    BUDGET_CLAUSE,
+    DEFAULT_EFFECT,
+    DEFAULT_PREDICATE,
+    SIZE_CLAUSE,
+    Predicate,
+    PredicateError,
+)
 
 SPILLS = {"vgpr_spills": 40, "spill_ops": 100, "mfma": 64, "scratch_ops": 100, "scratch_size": 160,
-          "vgpr_total": 256, "instructions": 1242}
+          "vgpr_total": 256, "instructions": 1242, "occupancy": 2, "max_flat_workgroup_size": 256}
 CLEAN = {"vgpr_spills": 0, "spill_ops": 0, "mfma": 64, "scratch_ops": 0, "scratch_size": 0, "vgpr_total": 243,
-         "instructions": 900}
+         "instructions": 900, "occupancy": 2, "max_flat_workgroup_size": 256}
 ORIGINAL = {"lto": SPILLS, "nolto": CLEAN}
 
 
@@ -20,14 +27,14 @@ def test_default_is_in_the_language_and_documented_exactly():
     p = Predicate(DEFAULT_PREDICATE)
     assert set(p.names) == {"lto.vgpr_spills", "lto.spill_ops", "nolto.spill_ops", "nolto.vgpr_spills",
                             "lto.scratch_size", "nolto.scratch_size", "lto.mfma", "nolto.mfma", "nolto.vgpr_total",
-                            "lto.instructions"}
-    assert p.original_names == ("lto.instructions", "nolto.vgpr_total")
+                            "lto.instructions", "lto.max_flat_workgroup_size", "lto.occupancy"}
+    assert p.original_names == ("lto.instructions", "lto.max_flat_workgroup_size", "lto.occupancy", "nolto.vgpr_total")
     assert " ".join(DEFAULT_PREDICATE.split()) in " ".join(predicates.__doc__.split())
 
 
 def test_explain_leaves_the_size_clause_out():
-    """`reduce explain` compares passes, not sizes: its default is the effect alone."""
-    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"
+    """`reduce explain` compares passes, not sizes or budgets: its default is the effect alone."""
+    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
     assert "instructions" not in DEFAULT_EFFECT and Predicate(DEFAULT_EFFECT).original_names == ("nolto.vgpr_total",)
 
 
@@ -52,6 +59,10 @@ def test_default_semantics():
     assert p.evaluate({**SPILLS, "instructions": 1243}, CLEAN) is False
     assert p.evaluate({**SPILLS, "instructions": 796}, CLEAN) is True
     assert p.evaluate({**SPILLS, "instructions": 1243}, None) is False  # the LTO side alone decides
+    # the LTO side spills against the original's budget: its launch bound and occupancy (issue 43)
+    assert p.evaluate({**SPILLS, "max_flat_workgroup_size": 1024, "occupancy": 4, "vgpr_total": 128}, CLEAN) is False
+    assert p.evaluate({**SPILLS, "occupancy": 1}, CLEAN) is False
+    assert p.evaluate({**SPILLS, "occupancy": None}, CLEAN) is None  # unknown, which the oracle counts as false
 
 
 def test_the_originals_figures():
@@ -159,6 +170,9 @@ def test_explain_names_the_false_clause_not_an_unknown_one():
     assert p.explain(SPILLS, None).startswith("nolto.spill_ops * 4 <= lto.spill_ops [")
     assert "nolto.spill_ops=None" in p.explain(SPILLS, None)
     assert p.explain(SPILLS, CLEAN) == "true"
+    # a clause that is false is named before one left unknown by the side not compiled
+    assert p.bind(ORIGINAL).explain({**SPILLS, "occupancy": 4}, None) == \
+        "lto.occupancy == orig.lto.occupancy [lto.occupancy=4, orig.lto.occupancy=2]"
 
 
 def test_pickles_as_source():

@@ -11,7 +11,7 @@ from kernels import pressure
 
 from interestingness.check import format_check, run_check
 from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
-from interestingness.predicates import DEFAULT_PREDICATE
+from interestingness.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE
 from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup
 from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
 from reducer.engine.evaluate import Evaluator
@@ -318,3 +318,25 @@ def test_a_resumed_run_keeps_the_predicate_it_started_with(tmp_path):
     assert restored.test(SPILLY).interesting
     assert later.restore({k: v for k, v in o.settings().items() if k != "predicate"}, SPILLY).predicate.source == (
         later.predicate.source)  # settings of a run from before they recorded it
+
+
+def test_default_predicate_keeps_the_launch_bounds(tmp_path):
+    """Issue 43 in the source mode, on the first case's reduced kernel: the same code at 512
+    work-items and 1 block per CU gets the same 256 VGPRs (2 waves per SIMD) and spills only with
+    LTO as before, so the predicate without the budget holds; but it is another launch bound, so
+    not the bug. One that asks for one wave per SIMD has 512 registers and spills nothing."""
+    result = (REPO / "corpora" / "wgrad_tiny_pos" / "result.hip").read_bytes()
+    assert result.count(b"__launch_bounds__(256, 2)") == 1
+    wider = result.replace(b"__launch_bounds__(256, 2)", b"__launch_bounds__(512, 1)")
+    o = oracle(tmp_path, DEFAULT_PREDICATE, ub_guard=False, init_guard=False).resolve(result)
+    (kernel,) = o.targets
+    figures = o.original_figures[kernel]
+    assert (figures["lto.max_flat_workgroup_size"], figures["lto.occupancy"]) == (256, 2)
+    v = o.test(wider)
+    lto = v.details["kernels"][kernel][LTO]
+    assert lto["vgpr_spills"] > 0 and lto["occupancy"] == 2 and lto["max_flat_workgroup_size"] == 512
+    assert not v.interesting and "lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size" in v.reason
+    old = f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"  # the default before issue 43
+    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
+    assert oracle(tmp_path, old, ub_guard=False, init_guard=False).resolve(result).test(wider).interesting
+    assert not o.test(result.replace(b"__launch_bounds__(256, 2)", b"__launch_bounds__(256, 1)")).interesting

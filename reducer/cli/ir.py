@@ -23,11 +23,14 @@ from interestingness.predicates import PredicateError
 from interestingness.toolchain import ToolchainError
 
 from ..engine import stopping
+from ..engine.budget import BudgetExhausted
 from ..engine.cache import VerdictCache, default_cache_dir
 from ..ir.lit import lit_test, verify
 from ..ir.reduce import IrReducer, instruction_count
 from ..ir.server import VerdictServer
+from ..run import options
 from ..run.exits import (
+    EXIT_BUDGET,
     EXIT_INTERRUPTED,
     EXIT_LLC_REJECTS,
     EXIT_NOT_INTERESTING,
@@ -53,8 +56,10 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("-j", "--jobs", type=click.IntRange(1), default=2, show_default=True, help="llvm-reduce's -j.")
 @click.option("--kernel", help="Target kernel: mangled name or part of the demangled one "
               "[default: the kernel with the most spill code].")
-@click.option("--predicate", help="When the target is interesting, over llc.METRIC and alt.METRIC "
-              "[default: llc.vgpr_spills >= MIN_SPILLS and llc.spill_ops > 0 and llc.mfma == <the original's>].")
+@click.option("--predicate", help="When the target is interesting, over llc.METRIC, alt.METRIC and the original's "
+              "figures orig.llc.METRIC, orig.alt.METRIC [default: llc.vgpr_spills >= MIN_SPILLS and llc.spill_ops > 0, "
+              "and the original's MFMA count, launch bound (max_flat_workgroup_size), VGPR allocation (vgpr_total) "
+              "and occupancy: the same budget, reached].")
 @click.option("--min-spills", type=click.IntRange(1), default=1, show_default=True,
               help="VGPRs that must still spill, for the default predicate.")
 @click.option("--mcpu", default="gfx950", show_default=True, help="llc -mcpu.")
@@ -80,20 +85,25 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               "the original (the IR's counterpart of the source oracle's init guard).")
 @click.option("--loop-guard/--no-loop-guard", default=True, show_default=True,
               help="When the original spills inside a loop, so must the result (metric loop_spill_ops).")
+@click.option("--budget-guard/--no-budget-guard", default=True, show_default=True,
+              help="Refuse, without running llc, candidates whose target kernel's register-budget attributes "
+              "(amdgpu-flat-work-group-size, amdgpu-waves-per-eu, amdgpu-num-vgpr, ...) differ from the original's.")
+@options.click_options("time_budget")  # the run's option: after it, the best so far as a lit test, exit 7
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: bool, jobs: int, kernel: str | None,
        predicate: str | None, min_spills: int, mcpu: str, llc_flags: str, alt_flags: str | None,
        llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool,
        cache_dir: Path | None, cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool,
-       quiet: bool) -> None:
+       budget_guard: bool, time_budget: float | None, quiet: bool) -> None:
     """Reduce LLVM IR given to AMDGPU codegen (INPUT.bc or INPUT.ll, e.g. the *.precodegen.bc of
     `-Xoffload-linker --save-temps`) to a small module llc still spills on, written as a lit test
     (RUN: llc ... | FileCheck) that is checked to pass.
 
     \b
     Exit status: 0 reduced, 3 input unreadable or output exists, 4 tools or predicate unusable,
-    5 nothing spills (or the source does not build), 11 not LLVM IR or bitcode, 12 IR for another
-    target, 13 llc rejects the IR, 130 interrupted (the best so far written as a lit test)."""
+    5 nothing spills (or the source does not build), 7 time budget used, 11 not LLVM IR or bitcode,
+    12 IR for another target, 13 llc rejects the IR, 130 interrupted (after 7 and 130 the best so
+    far is written as a lit test)."""
     say = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     if source is None and len(args) != 1:
         raise click.UsageError("give one INPUT (.bc or .ll), or --from-source FILE -- CLANG_FLAGS")
@@ -104,7 +114,8 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
         tools = find_llvm_tools(llc_path)
         oracle = IrOracle(tools, predicate, kernel, tuple(shlex.split(llc_flags)),
                           None if alt_flags is None else tuple(shlex.split(alt_flags)), cpu=mcpu,
-                          min_spills=min_spills, timeout=timeout, undef_guard=undef_guard, loop_guard=loop_guard)
+                          min_spills=min_spills, timeout=timeout, undef_guard=undef_guard, loop_guard=loop_guard,
+                          budget_guard=budget_guard)
     except (ToolchainError, PredicateError) as e:
         raise Fail(str(e), EXIT_TEST) from None
     start = time.monotonic()
@@ -118,7 +129,9 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
             oracle = oracle.resolve(module)
         except IrInputError as e:
             raise Fail(f"{named}: {e}", _INPUT_EXIT[e.kind]) from None
-    say(f"target kernel: {oracle.target}\npredicate: {oracle.predicate}")
+    say(f"target kernel: {oracle.target}\npredicate: {oracle.bound_predicate().shown()}\n"
+        + (f"budget guard: {', '.join(oracle.budget) or 'the kernel has no budget attributes'}"
+           if oracle.budget is not None else "budget guard: off"))
     work = Path(tempfile.mkdtemp(prefix="reduce-ir-"))
     try:
         cache = None
@@ -126,19 +139,22 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
             cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
                                  max_entries=cache_max_entries, max_bytes=cache_max_bytes)
         with VerdictServer(oracle, cache, work) as server:
-            reducer = IrReducer(server, work, jobs, tuple(shlex.split(llvm_reduce_flags)), say)
+            reducer = IrReducer(server, work, jobs, tuple(shlex.split(llvm_reduce_flags)), say,
+                                time_budget=None if time_budget is None else time_budget - (time.monotonic() - start))
             try:
                 result = reducer.reduce(module, text, on_best=lambda text: atomic_write(output, text.encode()))
-            except KeyboardInterrupt:
-                result = reducer.interrupted()
+            except (KeyboardInterrupt, BudgetExhausted) as stop:
+                result = reducer.stopped()
                 failed = _write_lit_test(oracle, result, output, tools, timeout)
-                raise Fail(f"interrupted: the best module so far ({result.steps[-1].instructions} instructions) is in "
+                why, code = (str(stop), EXIT_BUDGET) if isinstance(stop, BudgetExhausted) else ("interrupted",
+                                                                                               EXIT_INTERRUPTED)
+                raise Fail(f"{why}: the best module so far ({result.steps[-1].instructions} instructions) is in "
                            f"{output}, " + (f"its lit test fails: {failed}" if failed else "as a passing lit test"),
-                           EXIT_INTERRUPTED) from None
+                           code) from None
             failed = _write_lit_test(oracle, result, output, tools, timeout)
             if failed:
                 raise Fail(f"the lit test {output} does not pass: {failed}", 1)
-            _summary(say, named, output, result, server, start)
+            _summary(say, named, output, result, server, oracle, start)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -183,8 +199,9 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
     return module, text, resolved
 
 
-def _summary(say, named: Path, output: Path, result, server: VerdictServer, start: float) -> None:
+def _summary(say, named: Path, output: Path, result, server: VerdictServer, oracle: IrOracle, start: float) -> None:
     c = server.counters
+    held = ", ".join(f"{name.split('.', 1)[1]} {value}" for name, value in oracle.bound_predicate().original.items())
     steps = "; ".join(f"{s.name} {s.instructions} ({s.tests} tests, {s.seconds:.1f}s{', ' + s.note if s.note else ''})"
                       for s in result.steps)
     say(f"done: {named} -> {output} (lit test passes with llc and FileCheck)\n"
@@ -192,4 +209,6 @@ def _summary(say, named: Path, output: Path, result, server: VerdictServer, star
         f"  steps  {steps}\n"
         f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of llc time), {c.memo_hits} answered from memory, "
         f"{c.cache_hits} from the cache\n"
+        f"  held   the original's {held or 'figures: none (the predicate reads none)'}"
+        + (f"; budget attributes {', '.join(oracle.budget) or '(none)'}" if oracle.budget is not None else "") + "\n"
         f"  wall   {time.monotonic() - start:.1f}s")

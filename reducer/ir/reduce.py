@@ -6,7 +6,9 @@
    global variables it uses, its LDS block among them, into external declarations.
 2. llvm-reduce -j N with all its delta passes; its test asks the VerdictServer.
 3. our own pass over what llvm-reduce leaves (see `drop_lines`).
-Each step's output is checked by the oracle; a step that fails is skipped, never trusted.
+Each step's output is checked by the oracle; a step that fails is skipped, never trusted. A
+time budget (`deadline`) stops the step running when it is used up: BudgetExhausted, and
+`stopped()` gives the best module so far, as after an interrupt.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from interestingness.ir import IrOracle, kernel_names, transform
 from interestingness.process import run
 
+from ..engine.budget import BudgetExhausted, format_seconds
 from .server import VerdictServer
 
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
@@ -72,17 +75,21 @@ def disassemble(oracle: IrOracle, module: bytes) -> str:
 
 class IrReducer:
     def __init__(self, server: VerdictServer, work: Path, jobs: int, llvm_reduce_flags: tuple[str, ...],
-                 say: Callable[[str], None]):
+                 say: Callable[[str], None], time_budget: float | None = None):
         self.server, self.work, self.jobs, self.say = server, work, jobs, say
         self.llvm_reduce_flags = llvm_reduce_flags
+        self.time_budget = time_budget
+        self.deadline = None if time_budget is None else time.monotonic() + time_budget
         assert isinstance(server.oracle, IrOracle), "`reduce ir` serves the IR oracle"
         self.oracle = server.oracle
         self.state: IrReduction | None = None
+        self.partial: bytes | None = None  # drop-lines' best so far, while it runs
 
     def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
         self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
         steps = (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines))
         for name, step in steps:
+            self._check_budget()
             start, tests = time.monotonic(), self.server.counters.tests
             candidate, note = step(state.module, state.text)
             if candidate is not None and candidate != state.module:
@@ -95,13 +102,24 @@ class IrReducer:
                                     self.server.counters.tests - tests, note))
         return state
 
-    def interrupted(self) -> IrReduction:
-        """The best so far once `reduce` was interrupted. llvm-reduce saves every better module
-        to its -o file as it goes, so a stop in the middle of it keeps that one when it is
-        still interesting; a file torn by the stop is not, and then the last one that stood
-        still for a tick is (`_tick` keeps a copy)."""
+    def _remaining(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def _check_budget(self) -> None:
+        if self.time_budget is not None and self._remaining() == 0:
+            raise BudgetExhausted(f"time budget of {format_seconds(self.time_budget)} used")
+
+    def stopped(self) -> IrReduction:
+        """The best so far once `reduce` was interrupted or ran out of time. llvm-reduce saves
+        every better module to its -o file as it goes, so a stop in the middle of it keeps that
+        one when it is still interesting; a file torn by the stop is not, and then the last one
+        that stood still for a tick is (`_tick` keeps a copy)."""
         state = self.state
-        assert state is not None, "interrupted before reduce() began"
+        assert state is not None, "stopped before reduce() began"
+        if self.partial is not None and self.partial != state.module:  # drop-lines was running
+            state.module, state.text = self.partial, disassemble(self.oracle, self.partial)
+            state.steps.append(Step("drop-lines (stopped)", instruction_count(state.text), 0.0, 0))
+            return state
         for name in (_LLVM_REDUCE_OUT, _LLVM_REDUCE_STABLE):
             try:
                 saved = (self.work / name).read_bytes()
@@ -136,17 +154,19 @@ class IrReducer:
         ticker.start()
         try:
             # TMPDIR: llvm-reduce's candidate files stay in our run directory, removed with it
-            res = run(cmd, cwd=self.work, timeout=None, env={**os.environ, "TMPDIR": str(self.work)})
+            res = run(cmd, cwd=self.work, timeout=self._remaining(), env={**os.environ, "TMPDIR": str(self.work)})
         finally:
             stop.set()
             ticker.join()
+        if res.timed_out:  # (the time budget: llvm-reduce itself has no timeout)
+            self._check_budget()
         if res.returncode != 0 or not best.exists():
             return None, f"llvm-reduce failed ({res.returncode}): {res.stderr.strip()[-500:]}"
         return best.read_bytes(), ""
 
     def _tick(self, stop: threading.Event, best: Path) -> None:
         """Progress every 5 s; a copy of llvm-reduce's best once it has not changed for a tick
-        (whole, then: what `interrupted` falls back to when a stop tears the file)."""
+        (whole, then: what `stopped` falls back to when a stop tears the file)."""
         start, seen = time.monotonic(), None
         while not stop.wait(5.0):
             now: tuple[int, int] | None
@@ -178,6 +198,7 @@ class IrReducer:
             while size >= 1:
                 start = 0
                 while start < len(lines):
+                    self._check_budget()
                     cuts = [c for c in range(start, len(lines), size)][: self.jobs]
                     cuts = [c for c in cuts if any(_code(line) for line in lines[c:c + size])]
                     candidates = [lines[:c] + lines[c + size:] for c in cuts]
@@ -188,6 +209,7 @@ class IrReducer:
                         continue
                     dropped += len(lines) - len(candidates[hit])
                     lines, best, start = candidates[hit], results[hit], cuts[hit]
+                    self.partial = best
                 size //= 2
         return best, f"dropped {dropped} line(s)" if dropped else ""
 

@@ -296,9 +296,9 @@ END {
   }
   if (vgpr == "" && v("agpr_count") == 0) vgpr = v("vgpr_count")
   vs = v("vgpr_spill_count"); if (vs != "-") vs += dws
-  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %d %s\n", TS, SP, LS, MF, VM, (vgpr == "" ? "-" : vgpr),
+  printf "%d %d %d %d %d %s %s %s %s %s %s %s %d %d %s %s\n", TS, SP, LS, MF, VM, (vgpr == "" ? "-" : vgpr),
     v("agpr_count"), v("vgpr_count"), v("sgpr_count"), v("private_segment_fixed_size"), vs,
-    (qn > 1 ? "-" : v("sgpr_spill_count")), IN, CA, (occ == "" ? "-" : occ)
+    (qn > 1 ? "-" : v("sgpr_spill_count")), IN, CA, (occ == "" ? "-" : occ), v("max_flat_workgroup_size")
 }
 """  # noqa: E501 (awk lines of repro.sh, kept as they are)
 

@@ -346,7 +346,10 @@ static std::optional<Span> textOf(MainFile &Main, const Decl *D) {
   auto S = Main.span(D->getSourceRange(), true);
   if (!S)
     return std::nullopt;
-  S->End = Main.declarationEnd(S->End);
+  // a declaration a macro made ends where the invocation ends (`CK_DECLARE_ENV_VAR_BOOL(X)` has no
+  // `;`): looking on for one would take in every declaration up to the next `;`
+  if (D->getEndLoc().isFileID())
+    S->End = Main.declarationEnd(S->End);
   // `extern "C" int f();` without braces: the linkage goes with the declaration
   if (auto *L = dyn_cast<LinkageSpecDecl>(D->getDeclContext()); L && !L->hasBraces())
     if (auto B = Main.offset(L->getBeginLoc()); B && *B < S->Begin)

@@ -206,7 +206,14 @@ __device__ int spare();
 template <class T> __global__ void kern(typename vec<T, 4>::type* out) {
   out[0] = Gemm<T>::run(out[1]) + sizeof(int32x4_t) + after_macro();
 }
-template <class T> struct Op { static void launch(T* p) { kern<T><<<1, 64>>>(p); } };
+struct BaseOp { virtual bool supported() const { return false; } virtual int pure() const = 0; virtual ~BaseOp() {} };
+template <class T> struct Made : BaseOp { int pure() const override { return 1; } };
+template <class T> struct Op : BaseOp {
+  static bool check() { return true; }
+  bool supported() const override { return check(); }
+  int pure() const override { return 0; }
+  static void launch(T* p) { Made<T> made; kern<T><<<1, 64>>>(p + made.pure()); }
+};
 using FloatOp = Op<float>;
 }
 template void lib::FloatOp::launch(float*);
@@ -230,6 +237,10 @@ def test_library_idioms_stay_declared_when_the_rest_goes(tmp_path):
     assert ranges["lib::int4_t"] == b"using int4_t = _BitInt(4);"  # clang's range stops at `_BitInt`
     assert ranges["lib::unused_x2_t"].endswith(b"__attribute__((ext_vector_type(2)));")
     assert ranges["lib::c_only_host"] == b'extern "C" __device__ int c_only_host(int);'
+    # virtual functions: those of a class template no one makes are never called (Op<float> is
+    # only `launch`); a made one's stay, with the pure function they override
+    assert not r["lib::Op::supported"] and not r["lib::Op::check"] and not r["lib::Op::pure"]
+    assert r["lib::Made::pure"] and r["lib::BaseOp::pure"] and r["lib::BaseOp::supported"]
     # a macro's declaration ends with the invocation, which has no `;` to look for
     assert ranges["env::LOGGING"] == b"DECLARE_ENV(LOGGING)" and not r["env::LOGGING"] and r["lib::after_macro"]
     assert compiles(c, without_unreached(fp, LIBRARY))

@@ -181,7 +181,10 @@ def test_the_passes_delete_the_unreached_code_in_one_candidate_then_fold_the_con
 # candidate until the footprint covered it.
 LIBRARY = b"""#include <hip/hip_runtime.h>
 #include <type_traits>
+#define DECLARE_ENV(name) namespace env { struct name { static int get() { return 0; } }; }
+DECLARE_ENV(LOGGING)
 namespace lib {
+__device__ int after_macro() { return 1; }
 using int4_t = _BitInt(4);
 typedef int int32x4_t __attribute__((ext_vector_type(4)));
 typedef int unused_x2_t __attribute__((ext_vector_type(2)));
@@ -201,9 +204,16 @@ template <class T> struct Gemm {
 extern "C" __device__ int c_only_host(int);
 __device__ int spare();
 template <class T> __global__ void kern(typename vec<T, 4>::type* out) {
-  out[0] = Gemm<T>::run(out[1]) + sizeof(int32x4_t);
+  out[0] = Gemm<T>::run(out[1]) + sizeof(int32x4_t) + after_macro();
 }
-template <class T> struct Op { static void launch(T* p) { kern<T><<<1, 64>>>(p); } };
+struct BaseOp { virtual bool supported() const { return false; } virtual int pure() const = 0; virtual ~BaseOp() {} };
+template <class T> struct Made : BaseOp { int pure() const override { return 1; } };
+template <class T> struct Op : BaseOp {
+  static bool check() { return true; }
+  bool supported() const override { return check(); }
+  int pure() const override { return 0; }
+  static void launch(T* p) { Made<T> made; kern<T><<<1, 64>>>(p + made.pure()); }
+};
 using FloatOp = Op<float>;
 }
 template void lib::FloatOp::launch(float*);
@@ -227,6 +237,12 @@ def test_library_idioms_stay_declared_when_the_rest_goes(tmp_path):
     assert ranges["lib::int4_t"] == b"using int4_t = _BitInt(4);"  # clang's range stops at `_BitInt`
     assert ranges["lib::unused_x2_t"].endswith(b"__attribute__((ext_vector_type(2)));")
     assert ranges["lib::c_only_host"] == b'extern "C" __device__ int c_only_host(int);'
+    # virtual functions: those of a class template no one makes are never called (Op<float> is
+    # only `launch`); a made one's stay, with the pure function they override
+    assert not r["lib::Op::supported"] and not r["lib::Op::check"] and not r["lib::Op::pure"]
+    assert r["lib::Made::pure"] and r["lib::BaseOp::pure"] and r["lib::BaseOp::supported"]
+    # a macro's declaration ends with the invocation, which has no `;` to look for
+    assert ranges["env::LOGGING"] == b"DECLARE_ENV(LOGGING)" and not r["env::LOGGING"] and r["lib::after_macro"]
     assert compiles(c, without_unreached(fp, LIBRARY))
 
 

@@ -1,7 +1,12 @@
 """Each pass on a small input: what its items do when applied."""
+import re
+import subprocess
+
 from reducer.passes import REGISTRY
 from reducer.text.edits import apply
 from reducer.text.source import Source
+
+from conftest import CLANG, needs_clang22
 
 
 def results(pass_name: str, text: bytes, language: str = "cpp", round: int = 0) -> list[bytes]:
@@ -112,6 +117,21 @@ def test_blank_keeps_lines_join_lines_joins_them_except_preprocessor():
     assert blank == b"#include<a.h>\nint a;\nint b=- -c;"
     joined = apply(blank, [e for item in REGISTRY["join-lines"].items(Source(blank, "cpp"), 0) for e in item])
     assert joined == b"#include<a.h>\nint a;int b=- -c;"
+
+
+@needs_clang22
+def test_blank_keeps_what_a_line_splice_separates():
+    """composable_kernel's `#define GridwiseGemmTemplateParameters  \\` over 17 lines: the blank
+    before a splice must keep the name from joining the next line's first token."""
+    text = (b"#define PARAMS         \\\n    int, float \\\n        ,char\n#define F \\\n  (x) x\n"
+            b"template <class...> struct S {};\nS<PARAMS> s; int y = F(1);\n")
+    blank = apply(text, [e for item in REGISTRY["blank"].items(Source(text, "cpp"), 0) for e in item])
+    assert blank == b"#define PARAMS \\\nint,float\\\n,char\n#define F \\\n(x)x\ntemplate<class...>struct S{};\nS<PARAMS>s;int y=F(1);"
+
+    def preprocessed(code: bytes) -> list[bytes]:
+        out = subprocess.run([str(CLANG), "-E", "-P", "-x", "c++", "-"], input=code, capture_output=True, check=True)
+        return [t for t in re.split(rb"(\W)", out.stdout) if t.strip()]
+    assert preprocessed(blank) == preprocessed(text)
 
 
 def test_list_elements_deletes_single_declarators():

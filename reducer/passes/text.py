@@ -22,20 +22,26 @@ class Blank(Pass):
 
     def enumerate(self, src: Source) -> list[Item]:
         text, prev = src.text, None
+        tokens = [*src.tokens, None]
         items: list[Item] = []
-        for tok in [*src.tokens, None]:
+        for i, tok in enumerate(tokens):
             start = tok.start if tok else len(text)
             end_prev = prev.end if prev else 0
             gap = text[end_prev:start]
             if gap:
+                # the gap before a line splice `\` separates what the splice will join: decide it
+                # by the token after the splice (`#define N \`, `  x` must not become `Nx`)
+                after = next((t for t in tokens[i:] if t is None or text[t.start:t.end] != b"\\"), None)
                 if prev is None or tok is None:
                     want = b""
                 elif b"\n" in gap and (not self.join or _needs_newline(text, prev, tok)):
                     want = b"\n"
-                elif (kept := _kept_blank(text, prev, tok, gap)) is not None:
+                elif after is None:
+                    want = b" "
+                elif (kept := _kept_blank(text, prev, after, gap)) is not None:
                     want = kept
                 else:
-                    want = b"" if _joinable(text[prev.start:prev.end], text[tok.start:tok.end]) else b" "
+                    want = b"" if _joinable(text[prev.start:prev.end], text[after.start:after.end]) else b" "
                 if gap != want:
                     items.append((Edit(end_prev, start, want),))
             prev = tok

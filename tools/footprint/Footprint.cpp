@@ -346,7 +346,10 @@ static std::optional<Span> textOf(MainFile &Main, const Decl *D) {
   auto S = Main.span(D->getSourceRange(), true);
   if (!S)
     return std::nullopt;
-  S->End = Main.declarationEnd(S->End);
+  // a declaration a macro made ends where the invocation ends (`CK_DECLARE_ENV_VAR_BOOL(X)` has no
+  // `;`): looking on for one would take in every declaration up to the next `;`
+  if (D->getEndLoc().isFileID())
+    S->End = Main.declarationEnd(S->End);
   // `extern "C" int f();` without braces: the linkage goes with the declaration
   if (auto *L = dyn_cast<LinkageSpecDecl>(D->getDeclContext()); L && !L->hasBraces())
     if (auto B = Main.offset(L->getBeginLoc()); B && *B < S->Begin)
@@ -792,6 +795,19 @@ void Footprint::walk(const Decl *D) {
     reach(R);
 }
 
+// A virtual function called without being named, through the vtable. Not a pure one: deleting
+// it makes no class abstract (an override kept reaches it). Not a class template's member that
+// its instantiation left without a body: using the vtable instantiates every virtual member, so
+// this class is never made and the function never called (composable_kernel's device ops: only
+// `Invoker::Run` is instantiated, and their host-only `IsSupportedArgument` overrides went with it).
+// Nor the template's own text: its instantiations answer for it.
+static bool dispatched(const CXXMethodDecl *MD) {
+  if (!MD->isVirtual() || MD->isPureVirtual() || MD->getParent()->isDependentContext())
+    return false;
+  const FunctionDecl *Pattern = MD->getTemplateInstantiationPattern();
+  return !(Pattern && Pattern->isDefined() && !MD->isDefined());
+}
+
 // A class kept: what its layout and its implicit members need (bases, fields), the members
 // called without being named (destructor, virtual functions), and the special members whose
 // declaration decides which implicit ones exist. Other members are reached only when named.
@@ -828,7 +844,7 @@ void Footprint::walkRecord(const CXXRecordDecl *RD) {
     else if (auto *F = dyn_cast<FriendDecl>(M); F && !isFriendDefinition(F))
       Refs.walk(Mut, Def->isDependentContext());
     else if (auto *MD = dyn_cast<CXXMethodDecl>(M)) {
-      bool Special = isa<CXXDestructorDecl>(MD) || MD->isVirtual() || MD->isDeleted() ||
+      bool Special = isa<CXXDestructorDecl>(MD) || dispatched(MD) || MD->isDeleted() ||
                      MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator();
       if (auto *C = dyn_cast<CXXConstructorDecl>(MD))
         Special |= C->isDefaultConstructor() || C->isCopyOrMoveConstructor();

@@ -33,3 +33,26 @@ def pressure_in_a_loop(runtime: bool = True) -> str:
     text = pressure(140)
     return text.replace("for (int k = 0; k < 4; k++)", "for (int k = 0; k < n; k++)").replace(
         "#pragma unroll\n  for (int k", "#pragma nounroll\n  for (int k") if runtime else text
+
+
+def build_sides(tc, sources: dict[str, tuple[str, list[str]]], tmp: str, timeout: int = 300) -> dict:
+    """{(name, side): (the side's assembly build, its device object's path)} for each source
+    (text, flags), built once with the oracle's compiler: the metric tests read both."""
+    from pathlib import Path
+
+    from interestingness.compile import OBJ_OUT, SIDES, Compiler, prepare_flags
+    from interestingness.process import run
+
+    out = {}
+    for name, (text, flags) in sources.items():
+        comp = Compiler(tc, prepare_flags(flags, Path(tmp))[0], f"{name}.hip", tmp, timeout=timeout)
+        for side in SIDES:
+            asm = comp.compile(side, text.encode())
+            assert asm.ok, asm.message
+            work = Path(tmp, f"{name}-{side}")
+            work.mkdir()
+            (work / f"{name}.hip").write_text(text)
+            res = run(comp.command(side, emit="obj"), cwd=work, timeout=timeout)
+            assert res.returncode == 0, res.stderr
+            out[name, side] = (asm, work / OBJ_OUT)
+    return out

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
+from kernels import build_sides
 
 from interestingness.check import format_check, run_check
-from interestingness.compile import LTO, NOLTO, OBJ_OUT, SIDES, Compiler, prepare_flags
+from interestingness.compile import LTO, NOLTO, SIDES, Compiler, prepare_flags
 from interestingness.explain import parse_log
 from interestingness.ir import IrOracle, find_llvm_tools
 from interestingness.metrics import METRIC_NAMES, analyse, call_graphs
@@ -54,19 +55,8 @@ SOURCES = {"case": ((CASE / "repro.hip").read_text(), shlex.split((CASE / "flags
 def built():
     """{(source, side): (asm texts, object path)}, each built once."""
     tc = find_toolchain()
-    out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (text, flags) in SOURCES.items():
-            comp = Compiler(tc, prepare_flags(flags, Path(tmp))[0], f"{name}.hip", tmp, timeout=300)
-            for side in SIDES:
-                asm = comp.compile(side, text.encode())
-                assert asm.ok, asm.message
-                work = Path(tmp, f"{name}-{side}")
-                work.mkdir()
-                (work / f"{name}.hip").write_text(text)
-                res = run(comp.command(side, emit="obj"), cwd=work, timeout=300)
-                assert res.returncode == 0, res.stderr
-                out[name, side] = (asm.asm, work / OBJ_OUT)
+        out = {key: (asm.asm, obj) for key, (asm, obj) in build_sides(tc, SOURCES, tmp).items()}
         yield tc, out
 
 

@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from kernels import pressure
+from kernels import build_sides, pressure
 
-from interestingness.compile import LTO, OBJ_OUT, SIDES, Compiler, prepare_flags
+from interestingness.compile import LTO, SIDES
 from interestingness.metrics import METRIC_NAMES, METRICS, KernelAsm, analyse, call_graphs, demangle, figures
 from interestingness.process import run
 from interestingness.toolchain import find_toolchain
@@ -55,21 +55,8 @@ NOTE_KEYS = {"vgpr_total": "vgpr_count", "agpr": "agpr_count", "sgpr": "sgpr_cou
 def built():
     """{(source, side): (asm Compiled, object bytes path)}, each built once."""
     tc = find_toolchain()
-    out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, text in SOURCES.items():
-            flags, _ = prepare_flags([], Path(tmp))
-            comp = Compiler(tc, flags, f"{name}.hip", tmp, timeout=120)
-            for side in SIDES:
-                asm = comp.compile(side, text.encode())
-                assert asm.ok, asm.message
-                work = Path(tmp, f"{name}-{side}")
-                work.mkdir()
-                (work / f"{name}.hip").write_text(text)
-                res = run(comp.command(side, emit="obj"), cwd=work, timeout=120)
-                assert res.returncode == 0, res.stderr
-                out[name, side] = (asm, work / OBJ_OUT)
-        yield tc, out
+        yield tc, build_sides(tc, {name: (text, []) for name, text in SOURCES.items()}, tmp, timeout=120)
 
 
 def _notes(tc, obj: Path) -> list[dict[str, str]]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ..text.edits import Edit, Item, deletion, line_span
 from ..text.lexer import tokenize
@@ -23,6 +24,7 @@ class Blank(Pass):
     def enumerate(self, src: Source) -> list[Item]:
         text, prev = src.text, None
         tokens = [*src.tokens, None]
+        lines = _LineStarts(text)
         items: list[Item] = []
         for i, tok in enumerate(tokens):
             start = tok.start if tok else len(text)
@@ -31,14 +33,14 @@ class Blank(Pass):
             if gap:
                 # the gap before a line splice `\` separates what the splice will join: decide it
                 # by the token after the splice (`#define N \`, `  x` must not become `Nx`)
-                after = next((t for t in tokens[i:] if t is None or text[t.start:t.end] != b"\\"), None)
+                after = _past_splices(text, tokens, i)
                 if prev is None or tok is None:
                     want = b""
-                elif b"\n" in gap and (not self.join or _needs_newline(text, prev, tok)):
+                elif b"\n" in gap and (not self.join or _needs_newline(text, lines, prev, tok)):
                     want = b"\n"
                 elif after is None:
                     want = b" "
-                elif (kept := _kept_blank(text, prev, after, gap)) is not None:
+                elif (kept := _kept_blank(text, lines, prev, after, gap)) is not None:
                     want = kept
                 else:
                     want = b"" if _joinable(text[prev.start:prev.end], text[after.start:after.end]) else b" "
@@ -46,6 +48,13 @@ class Blank(Pass):
                     items.append((Edit(end_prev, start, want),))
             prev = tok
         return items
+
+
+def _past_splices(text: bytes, tokens: list, i: int):
+    """The first token from `i` on that is not a line splice `\\` (None at the end)."""
+    while tokens[i] is not None and text[tokens[i].start:tokens[i].end] == b"\\":
+        i += 1
+    return tokens[i]
 
 
 def _joinable(a: bytes, b: bytes) -> bool:
@@ -57,22 +66,32 @@ _DEFINE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*define[ \t]+[A-Za-z_$][A-Za-z0-9_$]*
 _INCLUDE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*(?:include|import)")
 
 
-def _kept_blank(text: bytes, prev, tok, gap: bytes) -> bytes | None:
+class _LineStarts:
+    """Where the line holding an offset starts, by bisection: a 1 MB single-line file has
+    hundreds of thousands of tokens, and a search back from each is quadratic."""
+
+    def __init__(self, text: bytes):
+        self._starts = [0, *(m.end() for m in re.finditer(rb"\n", text))]
+
+    def of(self, offset: int) -> int:
+        return self._starts[bisect_right(self._starts, offset) - 1]
+
+
+def _kept_blank(text: bytes, lines: _LineStarts, prev, tok, gap: bytes) -> bytes | None:
     """Blank that lexing would not miss but the preprocessor reads: a header name's spaces are
     part of it, and `#define F (x)` is not `#define F(x)`."""
-    line = text[text.rfind(b"\n", 0, prev.start) + 1:prev.end]
-    include = _INCLUDE.match(line)
-    if include and b"<" in line[include.end():]:
+    start = lines.of(prev.start)
+    include = _INCLUDE.match(text, start, prev.end)
+    if include and b"<" in text[include.end():prev.end]:
         return gap
-    return b" " if text[tok.start:tok.end] == b"(" and _DEFINE.match(line) else None
+    return b" " if text[tok.start:tok.end] == b"(" and _DEFINE.match(text, start, prev.end) else None
 
 
-def _needs_newline(text: bytes, prev, tok) -> bool:
+def _needs_newline(text: bytes, lines: _LineStarts, prev, tok) -> bool:
     """Preprocessor lines must stay lines; elsewhere a newline is just a space."""
     if text[tok.start:tok.end] == b"#" or text[prev.start:prev.end] == b"\\":
         return True
-    line_start = text.rfind(b"\n", 0, prev.start) + 1
-    return text[line_start:prev.start].lstrip().startswith(b"#") or prev.kind == "comment"
+    return text[lines.of(prev.start):prev.start].lstrip().startswith(b"#") or prev.kind == "comment"
 
 
 class Comments(Pass):

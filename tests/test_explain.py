@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness import explain as ex
-from interestingness.explain import (
+from interestingness.tools import explain as ex
+from interestingness.tools.explain import (
     LINK,
     NOLTO_STAGE,
     PRELINK,
@@ -139,7 +139,8 @@ def _build(side: str, extra: list[str], tmp: Path) -> dict:
     out = tmp / f"{side}-{len(list(tmp.iterdir()))}"
     out.mkdir()
     common = [str(CLANG), "-x", "hip", "-nogpuinc", "-nogpulib", "--offload-arch=gfx950", "-O3", *FLAGS,
-              "-isystem", str(ROOT / "interestingness" / "shim"), "--offload-device-only", "--no-gpu-bundle-output"]
+              "-isystem", str(ROOT / "interestingness" / "compiler" / "shim"), "--offload-device-only",
+              "--no-gpu-bundle-output"]
     if side == "lto":
         cmd = [*common, "-foffload-lto=full", "-c", "-Xoffload-linker", "--lto-emit-asm", *extra, "-o", "out.s"]
     else:
@@ -232,7 +233,7 @@ def test_a_file_that_is_not_interesting_is_refused_with_the_reason(tmp_path):
 def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
     """The precodegen bitcode of the tiny kernel through llc: the LTO link's codegen culprit is found
     again, and the lit RUN lines explain writes for it pass with llc and FileCheck."""
-    from interestingness.precodegen import build_precodegen
+    from interestingness.oracle.precodegen import build_precodegen
     from reducer.ir.lit import verify
 
     built = build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path)
@@ -261,7 +262,7 @@ def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
 
 @needs_clang22
 def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeypatch, tmp_path):
-    from interestingness.precodegen import build_precodegen
+    from interestingness.oracle.precodegen import build_precodegen
 
     monkeypatch.setattr(ex, "llc_gates", lambda llc: PassGates(False, False, False, True))
     bc = tmp_path / "tiny.bc"

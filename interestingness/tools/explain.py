@@ -15,7 +15,7 @@ of a spill differential (the oracle's own target resolution, predicate and metri
   intervals that skip one index), and the kernel's IR or MIR just before and after it
   (`-print-before`/`-print-after` with `-filter-print-funcs`).
 - **Knobs.** Which backend options (scheduler strategies, register allocators) remove the spill,
-  each built alone on the spilling side (interestingness/knobs.py, its table knobs.toml).
+  each built alone on the spilling side (interestingness/tools/knobs.py, its table knobs.toml).
 
 The same runs on LLVM IR through llc (`explain_ir`): one stage, `llc`, with `reduce ir`'s oracle.
 
@@ -49,16 +49,16 @@ from typing import Any
 
 from joblib import Parallel, delayed
 
-from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO
-from interestingness.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
-from interestingness.knobs import Knob, KnobTry, knob_table, option_names, try_knobs
-from interestingness.knobs import render as render_knobs
-from interestingness.metrics import Metrics, call_graphs, demangle, figures
-from interestingness.predicates import DEFAULT_EFFECT
-from interestingness.process import run
-from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
-from interestingness.toolchain import Toolchain
+from interestingness.base.bundle import Tree
+from interestingness.base.process import run
+from interestingness.compiler.compile import LTO, NOLTO
+from interestingness.compiler.toolchain import Toolchain
+from interestingness.measure.metrics import Metrics, call_graphs, demangle, figures
+from interestingness.measure.predicates import DEFAULT_EFFECT
+from interestingness.oracle.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.oracle.spill import OracleSetupError, SpillOracle, SpillSetup, by_target
+from interestingness.tools.knobs import Knob, KnobTry, knob_table, option_names, try_knobs
+from interestingness.tools.knobs import render as render_knobs
 
 PRELINK, LINK, NOLTO_STAGE, LLC_STAGE = "prelink", "link", "nolto", "llc"
 SOURCE_STAGES = (LINK, PRELINK, NOLTO_STAGE)  # in the order they are ablated and shown

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from interestingness.metrics import Metrics
+from interestingness.measure.metrics import Metrics
 
 KNOB_TABLE = Path(__file__).with_name("knobs.toml")
 # what a knob's build did (KnobTry.outcome), in the order they are listed
@@ -166,7 +166,7 @@ def render(tries: Sequence[KnobTry], side: Metrics | None, where: str, run_from:
     first = tries[0]
     form = shlex.join(first.placed[:len(first.placed) // len(first.options)]).replace(first.options[0], "OPT")
     out = ["## Backend options\n",
-           f"Each knob of the table (interestingness/knobs.toml, and `--knobs` files) passed alone to {where} "
+           f"Each knob of the table (interestingness/tools/knobs.toml, and `--knobs` files) passed alone to {where} "
            f"(as `{form}`), the other side as built.\n"]
     winners = [t for t in tries if t.outcome in ("removes", "recovers")]
     for outcome, title in (("removes", "Remove the spill"), ("recovers", "Lose the predicate, some spill left")):

@@ -24,7 +24,7 @@ from interestingness.measure.metrics import METRIC_NAMES, analyse, call_graphs
 from interestingness.measure.predicates import Predicate
 from interestingness.oracle.ir import IrOracle, find_llvm_tools
 from interestingness.tools.check import format_check, run_check
-from interestingness.tools.explain import parse_log
+from interestingness.tools.explain.pass_log import parse_log
 from reducer.ir.lit import lit_test, verify
 from reducer.run import bugreport
 from reducer.run.report import metric_table
@@ -288,11 +288,11 @@ def test_a_call_the_module_does_not_define_is_named(tmp_path):
 def test_explain_counts_executions_on_a_callee_as_the_kernels(case_ir, tmp_path):
     """The explain's baseline build of the llc stage: the figures of the call graph, and pass
     executions on the callee are the kernel's in its pipeline."""
-    from interestingness.tools.explain import LLC_STAGE, _IrBuilds
+    from interestingness.tools.explain.stages import LLC_STAGE, IrBuilds
 
     tools = find_llvm_tools()
     oracle = IrOracle(tools, "llc.spill_ops > 100", undef_guard=False, loop_guard=False).resolve(case_ir)
-    b = _IrBuilds(oracle, case_ir, "case.ll", str(tmp_path)).build(LLC_STAGE, ["-opt-bisect-limit=-1"])
+    b = IrBuilds(oracle, case_ir, "case.ll", str(tmp_path)).build(LLC_STAGE, ["-opt-bisect-limit=-1"])
     callee = b.functions[1]
     assert b.figures["calls"] == 1 and b.figures["spill_ops"] > 100 and len(b.functions) == 2
     runs = parse_log(b.log, b.on(oracle.target))

@@ -6,8 +6,8 @@ import shlex
 from pathlib import Path
 
 import click
-from conftest import ROOT
 
+from conftest import ROOT
 from reducer.cli.main import main
 from reducer.cli.reference import reference
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness.tools.explain import LINK, explain_file, render_markdown
-from interestingness.tools.knobs import KNOB_TABLE, KnobError, judge, knob_table, load_knobs, option_name
+from interestingness.tools.explain import explain_file
+from interestingness.tools.explain.knobs import KNOB_TABLE, KnobError, judge, knob_table, load_knobs, option_name
+from interestingness.tools.explain.report import render_markdown
+from interestingness.tools.explain.stages import LINK
 
 K = "_Z12wgrad_kernel10ConvParams"
 CASE = ROOT / "corpora" / "wgrad_tiny_pos"

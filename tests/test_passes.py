@@ -2,11 +2,11 @@
 import re
 import subprocess
 
-from conftest import CLANG, needs_clang22
-
 from reducer.passes import REGISTRY
 from reducer.text.edits import apply
 from reducer.text.source import Source
+
+from conftest import CLANG, needs_clang22
 
 
 def results(pass_name: str, text: bytes, language: str = "cpp", round: int = 0) -> list[bytes]:

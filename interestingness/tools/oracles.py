@@ -14,7 +14,9 @@ from interestingness.compiler.sides import DEFAULT_SIDES, parse_sides
 from interestingness.oracle.script import ScriptError, ScriptOracle
 from interestingness.oracle.spill import SpillOracle, SpillSetup
 from interestingness.tools.check import run_check
-from interestingness.tools.explain import ByHand, ExplainError, explain_file, write_explain
+from interestingness.tools.explain import ExplainError, explain_file
+from interestingness.tools.explain.report import write_explain
+from interestingness.tools.explain.stages import ByHand
 
 
 class OracleOptions(Protocol):

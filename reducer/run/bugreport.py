@@ -31,7 +31,7 @@ from interestingness.compiler.hip_headers import SHIM_DIR
 from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.measure.metrics import METRICS
 from interestingness.measure.predicates import Predicate
-from interestingness.tools.explain import ByHand
+from interestingness.tools.explain.stages import ByHand
 
 from ..text.files import atomic_write
 from .workdir import WorkDir

@@ -49,7 +49,7 @@ def command(case: Path, variant: str, jobs: int, work: Path, budget: str | None)
 def run(case: Path, variant: str, jobs: int, work: Path, budget: str | None, then: str | None) -> dict:
     (work / variant).mkdir(parents=True)
     args = command(case, variant, jobs, work, budget)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HIP_SHIM": str(ROOT / "interestingness" / "shim")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HIP_SHIM": str(ROOT / "interestingness" / "compiler" / "shim")}
     start = time.monotonic()
     sessions = [args] + ([["resume", str(work / variant / "work"), "--time-budget", then, "-q"]] if then else [])
     for session in sessions:

@@ -38,7 +38,7 @@ def command(case: Path, out: Path, jobs: int, cache: Path | None) -> list[str]:
 
 def start(case: Path, jobs: int, cache: Path | None, work: Path, label: str):
     out = work / f"{label}{'.hip' if (case / 'flags').exists() else '.cpp'}"
-    env = {**os.environ, "HIP_SHIM": str(ROOT / "interestingness/shim")}
+    env = {**os.environ, "HIP_SHIM": str(ROOT / "interestingness/compiler/shim")}
     return out, time.monotonic(), subprocess.Popen(command(case, out, jobs, cache), cwd=ROOT, env=env,
                                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from transforms_effect import reduce
 
-from interestingness.check import run_check
+from interestingness.tools.check import run_check
 
 VARIANTS = {"guarded": [], "unguarded": ["--no-init-guard", "--no-loop-guard"]}
 

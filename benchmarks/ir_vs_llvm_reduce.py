@@ -35,9 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module  # noqa: E402
-from interestingness.ir_budget import budget_attributes, differences  # noqa: E402
-from interestingness.precodegen import build_precodegen  # noqa: E402
+from interestingness.oracle.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module  # noqa: E402
+from interestingness.oracle.ir_budget import budget_attributes, differences  # noqa: E402
+from interestingness.oracle.precodegen import build_precodegen  # noqa: E402
 from reducer.ir.reduce import disassemble, instruction_count  # noqa: E402
 
 SCRIPT = """#!/bin/bash

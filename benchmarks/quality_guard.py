@@ -60,7 +60,9 @@ def measure(checkout: Path, name: str, jobs: int, keep: Path | None = None) -> d
     case = checkout / "corpora" / name
     with tempfile.TemporaryDirectory(prefix=f"quality-{name}-") as d:
         out = Path(d) / f"result{'.cpp' if (case / 'case.cpp').exists() else '.hip'}"
-        env = {**os.environ, "PYTHONPATH": str(checkout), "HIP_SHIM": str(checkout / "interestingness/shim")}
+        # the shim where the checkout has it (interestingness/shim before the package was split)
+        shim = next(s for s in ("interestingness/compiler/shim", "interestingness/shim") if (checkout / s).is_dir())
+        env = {**os.environ, "PYTHONPATH": str(checkout), "HIP_SHIM": str(checkout / shim)}
         cmd = command(checkout, case, jobs, out, Path(d) / "cache")
         start = time.monotonic()
         done = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)

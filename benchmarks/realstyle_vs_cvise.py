@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from spill_vs_cvise import run_cvise  # noqa: E402
 
-from interestingness.check import run_check  # noqa: E402
+from interestingness.tools.check import run_check  # noqa: E402
 from reducer.passes.cxx import inside_template  # noqa: E402
 from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 from reducer.text.lexer import count_tokens, tokenize  # noqa: E402

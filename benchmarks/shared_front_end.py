@@ -31,9 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness import prefix_pch  # noqa: E402
-from interestingness.compile import LTO, SIDES  # noqa: E402
-from interestingness.spill import INIT_MODES, SpillSetup, measure, target_digests  # noqa: E402
+from interestingness.compiler import prefix_pch  # noqa: E402
+from interestingness.compiler.compile import LTO, SIDES  # noqa: E402
+from interestingness.oracle.spill import INIT_MODES, SpillSetup, measure, target_digests  # noqa: E402
 from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness.compile import LTO, NOLTO  # noqa: E402
-from interestingness.spill import SpillSetup  # noqa: E402
+from interestingness.compiler.compile import LTO, NOLTO  # noqa: E402
+from interestingness.oracle.spill import SpillSetup  # noqa: E402
 from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 
 

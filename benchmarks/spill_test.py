@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from interestingness.predicates import DEFAULT_PREDICATE  # noqa: E402
-from interestingness.spill import SpillOracle, SpillSetup  # noqa: E402
+from interestingness.measure.predicates import DEFAULT_PREDICATE  # noqa: E402
+from interestingness.oracle.spill import SpillOracle, SpillSetup  # noqa: E402
 
 
 def main() -> int:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness.check import run_check  # noqa: E402
-from interestingness.spill import SpillSetup  # noqa: E402
+from interestingness.oracle.spill import SpillSetup  # noqa: E402
+from interestingness.tools.check import run_check  # noqa: E402
 from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 from reducer.text.lexer import count_tokens  # noqa: E402
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from spill_vs_cvise import run_cvise
 
-from interestingness.check import run_check
+from interestingness.tools.check import run_check
 from reducer import passes
 from reducer.passes.cxx import inside_template
 from reducer.text.flatten import flatten, include_dirs

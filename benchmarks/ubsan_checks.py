@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which sanitizer checks the UB guard builds with, and what its build costs: for each positive
 corpus case's flattened original, the target kernel's optimised IR (no-LTO side, the oracle's own
-commands and shim) built plain, with the guard's checks (interestingness/ubsan.py CHECKS), and with
+commands and shim) built plain, with the guard's checks (interestingness/oracle/ubsan.py CHECKS), and with
 each check left out of them or added to them (alignment, pointer-overflow, object-size,
 signed-integer-overflow); CPU seconds per build (median of N, interleaved) beside the LTO and
 no-LTO builds a test makes, and what the checks leave in the kernel (trap calls by kind: checks the
@@ -22,9 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from interestingness import ubsan  # noqa: E402
-from interestingness.compile import LTO, NOLTO  # noqa: E402
-from interestingness.spill import SpillSetup, by_target  # noqa: E402
+from interestingness.compiler.compile import LTO, NOLTO  # noqa: E402
+from interestingness.oracle import ubsan  # noqa: E402
+from interestingness.oracle.spill import SpillSetup, by_target  # noqa: E402
 from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 
 EXTRA = ("alignment", "pointer-overflow", "object-size", "signed-integer-overflow")

@@ -73,7 +73,7 @@ def run_one(tool: str, case: Path, jobs: int, timeout: float) -> dict:
             cmd = ["creduce", "--n", str(jobs), "--timeout", str(int(timeout)), str(wrapper), target.name]
         else:
             raise SystemExit(f"unknown tool {tool}")
-        env = {**os.environ, "HIP_SHIM": os.environ.get("HIP_SHIM", str(ROOT / "interestingness/shim")),
+        env = {**os.environ, "HIP_SHIM": os.environ.get("HIP_SHIM", str(ROOT / "interestingness/compiler/shim")),
                "PYTHONPATH": str(ROOT)}  # this checkout's reducer, whatever the interpreter's install
         start = time.monotonic()
         done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env)

@@ -40,8 +40,8 @@ def build_sides(tc, sources: dict[str, tuple[str, list[str]]], tmp: str, timeout
     (text, flags), built once with the oracle's compiler: the metric tests read both."""
     from pathlib import Path
 
-    from interestingness.compile import OBJ_OUT, SIDES, Compiler, prepare_flags
-    from interestingness.process import run
+    from interestingness.base.process import run
+    from interestingness.compiler.compile import OBJ_OUT, SIDES, Compiler, prepare_flags
 
     out = {}
     for name, (text, flags) in sources.items():

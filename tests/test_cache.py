@@ -4,8 +4,8 @@ import threading
 from conftest import needs_clang22
 
 import reducer.engine.cache as reducer_cache
-from interestingness.spill import SpillSetup
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.base.verdict import NoConfirmation, Verdict
+from interestingness.oracle.spill import SpillSetup
 from reducer.engine.cache import VerdictCache
 from reducer.engine.evaluate import Evaluator
 
@@ -97,7 +97,7 @@ def test_a_changed_header_changes_the_key(tmp_path):
 
 
 def _evaluate_in_another_process(cache_dir, script, tmp, content, out):
-    from interestingness.script import ScriptOracle
+    from interestingness.oracle.script import ScriptOracle
 
     oracle = ScriptOracle.create(script, "c.txt", tmp_root=tmp)
     with Evaluator(oracle, cache=VerdictCache(cache_dir, oracle.identity())) as ev:

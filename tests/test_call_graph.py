@@ -17,14 +17,14 @@ import pytest
 from conftest import CLANG, ROOT, needs_clang22
 from kernels import build_sides
 
-from interestingness.check import format_check, run_check
-from interestingness.compile import LTO, NOLTO, SIDES, Compiler, prepare_flags
-from interestingness.explain import parse_log
-from interestingness.ir import IrOracle, find_llvm_tools
-from interestingness.metrics import METRIC_NAMES, analyse, call_graphs
-from interestingness.predicates import Predicate
-from interestingness.process import run
-from interestingness.toolchain import find_toolchain
+from interestingness.base.process import run
+from interestingness.compiler.compile import LTO, NOLTO, SIDES, Compiler, prepare_flags
+from interestingness.compiler.toolchain import find_toolchain
+from interestingness.measure.metrics import METRIC_NAMES, analyse, call_graphs
+from interestingness.measure.predicates import Predicate
+from interestingness.oracle.ir import IrOracle, find_llvm_tools
+from interestingness.tools.check import format_check, run_check
+from interestingness.tools.explain.pass_log import parse_log
 from reducer.ir.lit import lit_test, verify
 from reducer.run import bugreport
 from reducer.run.report import metric_table
@@ -288,11 +288,11 @@ def test_a_call_the_module_does_not_define_is_named(tmp_path):
 def test_explain_counts_executions_on_a_callee_as_the_kernels(case_ir, tmp_path):
     """The explain's baseline build of the llc stage: the figures of the call graph, and pass
     executions on the callee are the kernel's in its pipeline."""
-    from interestingness.explain import LLC_STAGE, _IrBuilds
+    from interestingness.tools.explain.stages import LLC_STAGE, IrBuilds
 
     tools = find_llvm_tools()
     oracle = IrOracle(tools, "llc.spill_ops > 100", undef_guard=False, loop_guard=False).resolve(case_ir)
-    b = _IrBuilds(oracle, case_ir, "case.ll", str(tmp_path)).build(LLC_STAGE, ["-opt-bisect-limit=-1"])
+    b = IrBuilds(oracle, case_ir, "case.ll", str(tmp_path)).build(LLC_STAGE, ["-opt-bisect-limit=-1"])
     callee = b.functions[1]
     assert b.figures["calls"] == 1 and b.figures["spill_ops"] > 100 and len(b.functions) == 2
     runs = parse_log(b.log, b.on(oracle.target))
@@ -307,7 +307,7 @@ def test_explain_counts_executions_on_a_callee_as_the_kernels(case_ir, tmp_path)
 def test_the_bug_reports_awk_reads_the_same_figures(built, source, side, tmp_path):
     """repro.sh's reading (reducer/run/bugreport.py's awk) gives every kernel the figures of
     metrics.py, call graph included, on several LTO partitions too."""
-    from interestingness.metrics import METRICS
+    from interestingness.measure.metrics import METRICS
     from reducer.run.bugreport import METRICS_AWK
 
     asm, _ = built[1][source, side]
@@ -327,7 +327,7 @@ def test_explain_finds_the_culprit_of_a_spill_in_a_callee(case_ir, tmp_path):
     spills less (152 spill instructions instead of 156, counted here in llc's own output), so the
     scheduler is the culprit of `spill_ops >= 156`, its execution on the callee is the one enough
     alone, and the dump is the callee's."""
-    from interestingness.explain import explain_ir
+    from interestingness.tools.explain import explain_ir
 
     path = tmp_path / "case.ll"
     path.write_bytes(case_ir)

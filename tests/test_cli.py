@@ -90,7 +90,7 @@ __global__ __launch_bounds__(256, 2) void saxpy(float* y, const float* x, float 
 __global__ void other(int* p) { p[threadIdx.x] = 7; }
 void launch(float* y, const float* x, hipStream_t s) { saxpy<4><<<dim3(16), dim3(256), 0, s>>>(y, x, 2.0f); }
 """)
-    shim = ROOT / "interestingness" / "shim"
+    shim = ROOT / "interestingness" / "compiler" / "shim"
     test = script(
         f"{CLANG} -x hip --offload-arch=gfx950 -O3 -nogpuinc -nogpulib -I{shim} -fno-offload-lto "
         "--offload-device-only --no-gpu-bundle-output -S k.hip -o k.s 2>/dev/null || exit 1\n"

@@ -3,7 +3,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from interestingness.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
+from interestingness.base.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
 from reducer.engine.checkpoints import batch_size
 from reducer.engine.engine import Engine, Hooks, Replay

@@ -14,24 +14,25 @@ from pathlib import Path
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness import explain as ex
-from interestingness.explain import (
-    LINK,
-    NOLTO_STAGE,
-    PRELINK,
-    Dump,
-    ExplainError,
+from interestingness.tools import explain as ex
+from interestingness.tools.explain import ExplainError, explain_file, explain_ir
+from interestingness.tools.explain.dumps import Dump, pick_dumps
+from interestingness.tools.explain.pass_log import (
+    OPEN_END,
     PassGates,
-    default_stages,
-    explain_file,
-    explain_ir,
+    legacy_arguments,
     parse_log,
     pass_names,
-    pick_dumps,
-    render_markdown,
     skip_intervals,
+)
+from interestingness.tools.explain.report import (
+    ExplainResult,
+    compare_pipelines,
+    render_markdown,
+    side_by_side,
     write_explain,
 )
+from interestingness.tools.explain.stages import LINK, NOLTO_STAGE, PRELINK, default_stages
 
 K = "_Z12wgrad_kernel10ConvParams"
 TINY = ROOT / "corpora" / "wgrad_tiny_pos" / "result.hip"
@@ -73,9 +74,9 @@ def test_parse_log_reads_optdisables_own_log():
 
 
 def test_skip_intervals_run_everything_but_the_given_executions():
-    assert skip_intervals([706]) == f"1-705,707-{ex.OPEN_END}"
-    assert skip_intervals([1]) == f"2-{ex.OPEN_END}"
-    assert skip_intervals([2, 3, 9]) == f"1,4-8,10-{ex.OPEN_END}"
+    assert skip_intervals([706]) == f"1-705,707-{OPEN_END}"
+    assert skip_intervals([1]) == f"2-{OPEN_END}"
+    assert skip_intervals([2, 3, 9]) == f"1,4-8,10-{OPEN_END}"
 
 
 def test_gates_are_read_from_the_option_list():
@@ -115,20 +116,20 @@ def test_pipelines_side_by_side_show_what_lto_runs_and_no_lto_does_not():
     def log(*names):
         return parse_log("".join(f"BISECT: running pass ({i}) {n} on {K}\n" for i, n in enumerate(names, 1)), K)
 
-    r = ex.ExplainResult("source", "f.hip", K, K, "clang", "p", ("lto", "nolto"), {}, {}, PassGates(1, 1, 1, 1), [],
+    r = ExplainResult("source", "f.hip", K, K, "clang", "p", ("lto", "nolto"), {}, {}, PassGates(1, 1, 1, 1), [],
                          {NOLTO_STAGE: log("sroa", "gvn", "amdgpu-isel"), PRELINK: log("sroa", "gvn"),
                           LINK: log("internalize", "gvn", "gvn", "amdgpu-isel")})
-    cmp = ex.compare_pipelines(r)
+    cmp = compare_pipelines(r)
     assert [x["name"] for x in cmp["lto_only"]] == ["internalize"]
     assert [(x["name"], x["nolto"], x["prelink"], x["link"]) for x in cmp["more_under_lto"]] == [("gvn", 1, 1, 2)]
-    rows = ex.side_by_side(r)[2:]
+    rows = side_by_side(r)[2:]
     assert [row.split()[-1] for row in rows] == ["sroa", "gvn", "internalize", "x2", "amdgpu-isel"]
     assert " + " in rows[2] and "gvn x2" in rows[3]
 
 
 @needs_clang22
 def test_legacy_descriptions_map_to_print_arguments():
-    assert ex.legacy_arguments(str(CLANG.parent))["Loop Invariant Code Motion"] == "licm"
+    assert legacy_arguments(str(CLANG.parent))["Loop Invariant Code Motion"] == "licm"
 
 
 # ---------------------------------------------------------------- with the real toolchain
@@ -139,7 +140,8 @@ def _build(side: str, extra: list[str], tmp: Path) -> dict:
     out = tmp / f"{side}-{len(list(tmp.iterdir()))}"
     out.mkdir()
     common = [str(CLANG), "-x", "hip", "-nogpuinc", "-nogpulib", "--offload-arch=gfx950", "-O3", *FLAGS,
-              "-isystem", str(ROOT / "interestingness" / "shim"), "--offload-device-only", "--no-gpu-bundle-output"]
+              "-isystem", str(ROOT / "interestingness" / "compiler" / "shim"), "--offload-device-only",
+              "--no-gpu-bundle-output"]
     if side == "lto":
         cmd = [*common, "-foffload-lto=full", "-c", "-Xoffload-linker", "--lto-emit-asm", *extra, "-o", "out.s"]
     else:
@@ -232,7 +234,7 @@ def test_a_file_that_is_not_interesting_is_refused_with_the_reason(tmp_path):
 def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
     """The precodegen bitcode of the tiny kernel through llc: the LTO link's codegen culprit is found
     again, and the lit RUN lines explain writes for it pass with llc and FileCheck."""
-    from interestingness.precodegen import build_precodegen
+    from interestingness.oracle.precodegen import build_precodegen
     from reducer.ir.lit import verify
 
     built = build_precodegen(TINY, FLAGS, timeout=120, tmp_dir=tmp_path)
@@ -261,7 +263,7 @@ def test_cli_json_on_ir_with_the_lit_lines_that_pin_the_culprit(tmp_path):
 
 @needs_clang22
 def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeypatch, tmp_path):
-    from interestingness.precodegen import build_precodegen
+    from interestingness.oracle.precodegen import build_precodegen
 
     monkeypatch.setattr(ex, "llc_gates", lambda llc: PassGates(False, False, False, True))
     bc = tmp_path / "tiny.bc"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, needs_clang22
 
-from interestingness.compile import Compiler, prepare_flags
-from interestingness.toolchain import find_toolchain
+from interestingness.compiler.compile import Compiler, prepare_flags
+from interestingness.compiler.toolchain import find_toolchain
 from reducer.passes import REGISTRY
 from reducer.text import footprint
 from reducer.text.edits import Edit, apply

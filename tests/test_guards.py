@@ -9,11 +9,11 @@ import pytest
 from conftest import CLANG, ROOT, needs_clang22
 from kernels import pressure_in_a_loop
 
-from interestingness import ubsan
-from interestingness.check import format_check, run_check
-from interestingness.metrics import METRICS, parse_kernels
-from interestingness.predicates import DEFAULT_EFFECT, Predicate
-from interestingness.spill import SpillOracle, SpillSetup
+from interestingness.measure.metrics import METRICS, parse_kernels
+from interestingness.measure.predicates import DEFAULT_EFFECT, Predicate
+from interestingness.oracle import ubsan
+from interestingness.oracle.spill import SpillOracle, SpillSetup
+from interestingness.tools.check import format_check, run_check
 from reducer.engine.evaluate import Evaluator
 from reducer.text.flatten import flatten, include_dirs
 
@@ -106,10 +106,10 @@ k:
     assert figures["spill_ops"] == 3 and figures["loop_spill_ops"] == 1  # a forward branch makes no loop
 
 
-# The UB guard's sanitizer checks (interestingness/ubsan.py), on a small accumulator kernel whose
+# The UB guard's sanitizer checks (interestingness/oracle/ubsan.py), on a small accumulator kernel whose
 # original is clean, and candidates a reduction could reach from it. Each verdict is checked by a
 # build the test makes itself (clang's sanitizer in trap mode, read by the test's own regexes).
-SHIM = ROOT / "interestingness" / "shim"
+SHIM = ROOT / "interestingness" / "compiler" / "shim"
 ACCUMULATE = r"""#include <hip/hip_runtime.h>
 __global__ void k(float *out, const float *in, int n) {
   float acc[4][3];

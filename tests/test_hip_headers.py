@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, needs_clang22
 
-from interestingness.diagnostics import first_error
+from interestingness.compiler.diagnostics import first_error
 from reducer.text.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
@@ -140,8 +140,8 @@ def test_the_shim_leaves_out_the_host_std_headers_only_when_the_original_builds_
     """<cmath> and <cstdlib> cost a third of a small kernel's build: a run whose original builds
     the same code without them tests every candidate without them, and says so in its commands;
     one whose host code calls std::fabs keeps them."""
-    from interestingness.hip_headers import LEAN_DEFINE
-    from interestingness.spill import SpillSetup
+    from interestingness.compiler.hip_headers import LEAN_DEFINE
+    from interestingness.oracle.spill import SpillSetup
     source = (HOST_STD if host_std else HOST_STD.replace("std::fabs(a - b)", "a - b")).encode()
     (tmp_path / "k.hip").write_bytes(source)
     o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", cwd=tmp_path,

@@ -17,10 +17,10 @@ import pytest
 from conftest import ROOT, needs_clang22
 from kernels import pressure
 
-from interestingness.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module
-from interestingness.metrics import METRIC_NAMES
-from interestingness.precodegen import build_precodegen
-from interestingness.predicates import PredicateError
+from interestingness.measure.metrics import METRIC_NAMES
+from interestingness.measure.predicates import PredicateError
+from interestingness.oracle.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.oracle.precodegen import build_precodegen
 from reducer.ir.lit import verify
 from reducer.ir.reduce import instruction_count
 from reducer.ir.server import VerdictServer

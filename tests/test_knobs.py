@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness.explain import LINK, explain_file, render_markdown
-from interestingness.knobs import KNOB_TABLE, KnobError, judge, knob_table, load_knobs, option_name
+from interestingness.tools.explain import explain_file
+from interestingness.tools.explain.knobs import KNOB_TABLE, KnobError, judge, knob_table, load_knobs, option_name
+from interestingness.tools.explain.report import render_markdown
+from interestingness.tools.explain.stages import LINK
 
 K = "_Z12wgrad_kernel10ConvParams"
 CASE = ROOT / "corpora" / "wgrad_tiny_pos"
@@ -133,7 +135,7 @@ def test_on_the_reduced_readme_case_a_knob_removes_the_spill(tmp_path):
 @needs_clang22
 def test_the_cli_adds_a_knob_file_and_says_what_the_toolchain_lacks(tmp_path):
     """IR input, llc: a knob of the user's, one option llc does not have; the table's knobs go straight to llc."""
-    from interestingness.precodegen import build_precodegen
+    from interestingness.oracle.precodegen import build_precodegen
 
     bc = tmp_path / "tiny.bc"
     bc.write_bytes(build_precodegen(CASE / "result.hip", ["-std=gnu++20"], timeout=120,

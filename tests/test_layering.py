@@ -1,18 +1,23 @@
-"""The layers stay layers. reducer/ is made of parts, each a sub-package whose __init__ says what
-it owns; a part imports only the parts below it:
+"""The layers stay layers. reducer/ and interestingness/ are made of parts, each a sub-package
+whose __init__ says what it owns and may import; a part imports only the parts below it:
 
-    interestingness/  (the oracles; outside reducer/)
+    interestingness.base     a candidate (the file-set bundle, path flags), the verdict, process
+    interestingness.measure  metrics and predicates
+    interestingness.compiler both sides of a candidate built: sides, toolchain, HIP headers, compile
+    interestingness.oracle   the spill, script and IR oracles, their guards
+    interestingness.tools    `reduce check`, `reduce explain`, a run's oracle
     reducer.text      the file as text: parse, tokens, edits, subjects, the values service
     reducer.passes    what to try: items of edits, one module a pass
     reducer.engine    the search: engine, schedule, evaluator, verdicts, cache, limits
     reducer.ir        `reduce ir`'s pipeline          reducer.run   runs, work directory, reports
     reducer.cli       the commands
 
-Within the engine, the engine module reads no files, knows no oracle and reaches verdicts through
-the evaluator alone, and the schedule decides from the passes alone. Within reducer/passes, no
-pass module imports another: what passes share is in helper modules (base, cxx, names, folding,
-consteval, literals, hygiene), and only the registry imports the passes. No import circle
-anywhere. An `ast` walk over every module, imports resolved to absolute names."""
+reducer/text and the engine see of interestingness/ its base only. Within the engine, the engine
+module reads no files, knows no oracle and reaches verdicts through the evaluator alone, and the
+schedule decides from the passes alone. Within reducer/passes, no pass module imports another:
+what passes share is in helper modules (base, cxx, names, folding, consteval, literals, hygiene),
+and only the registry imports the passes. No import circle anywhere. An `ast` walk over every
+module, imports resolved to absolute names."""
 import ast
 import graphlib
 from pathlib import Path
@@ -20,15 +25,20 @@ from pathlib import Path
 from conftest import ROOT
 
 # each part, lowest first, with the parts it may import besides itself (and the standard library)
+ORACLES = ("interestingness.tools", "interestingness.oracle", "interestingness.compiler",
+           "interestingness.measure", "interestingness.base")
 LAYERS = {
-    "interestingness": (),
-    "reducer.text": ("interestingness",),
+    "interestingness.base": (),
+    "interestingness.measure": ORACLES[4:],
+    "interestingness.compiler": ORACLES[3:],
+    "interestingness.oracle": ORACLES[2:],
+    "interestingness.tools": ORACLES[1:],
+    "reducer.text": ("interestingness.base",),
     "reducer.passes": ("reducer.text",),
-    "reducer.engine": ("reducer.passes", "reducer.text", "interestingness"),
-    "reducer.ir": ("reducer.engine", "reducer.text", "interestingness"),
-    "reducer.run": ("reducer.engine", "reducer.passes", "reducer.text", "interestingness"),
-    "reducer.cli": ("reducer.run", "reducer.ir", "reducer.engine", "reducer.passes", "reducer.text",
-                    "interestingness"),
+    "reducer.engine": ("reducer.passes", "reducer.text", "interestingness.base"),
+    "reducer.ir": ("reducer.engine", "reducer.text", *ORACLES),
+    "reducer.run": ("reducer.engine", "reducer.passes", "reducer.text", *ORACLES),
+    "reducer.cli": ("reducer.run", "reducer.ir", "reducer.engine", "reducer.passes", "reducer.text", *ORACLES),
 }
 # (modules the rule applies to, imported modules it forbids), by dotted prefix: finer rules within a part
 RULES = [
@@ -108,12 +118,19 @@ def test_the_checker_sees_relative_and_absolute_imports():
     assert crosses("from ..run import workdir\n", "reducer.engine.verdicts")
     assert crosses("from ..cli import main\n", "reducer.run.session")
     assert crosses("from ..ir.reduce import run\n", "reducer.run.session")
-    assert crosses("from interestingness import bundle\n", "reducer.engine.engine")
+    assert crosses("from interestingness.base import bundle\n", "reducer.engine.engine")
     assert crosses("from .evaluate import Evaluator\n", "reducer.engine.schedule")
-    assert crosses("import reducer.text.lexer\n", "interestingness.spill")
+    assert crosses("import reducer.text.lexer\n", "interestingness.oracle.spill")
+    assert crosses("from ..oracle.spill import SpillSetup\n", "interestingness.compiler.compile")
+    assert crosses("from interestingness.tools import oracles\n", "interestingness.oracle", True)
+    assert crosses("from interestingness.oracle.spill import SpillSetup\n", "reducer.engine.evaluate")
+    assert crosses("from interestingness.compiler.compile import LTO\n", "reducer.text.subject")
     assert not crosses("from ..text.edits import Edit\nfrom .base import Pass\n", "reducer.passes.x")
     assert not crosses("from .. import passes\n", "reducer.engine.schedule")
-    assert not crosses("from interestingness import bundle\nfrom ..engine import stopping\n", "reducer.run.session")
+    assert not crosses("from interestingness.tools import oracles\nfrom ..engine import stopping\n",
+                       "reducer.run.session")
+    assert not crosses("from ..measure.metrics import Summary\nfrom ..base import bundle\n",
+                       "interestingness.compiler.compile")
 
 
 def module_imports() -> dict[str, set[str]]:
@@ -128,11 +145,11 @@ def module_imports() -> dict[str, set[str]]:
 
 def test_every_part_says_what_it_owns_and_may_import():
     for part in LAYERS:
-        if part.startswith("reducer."):
-            doc = ast.get_docstring(ast.parse((ROOT / part.replace(".", "/") / "__init__.py").read_text()))
-            assert doc and "May import" in doc, part
-    assert not [p.name for p in (ROOT / "reducer").glob("*.py") if p.name != "__init__.py"], \
-        "a module outside the parts"
+        doc = ast.get_docstring(ast.parse((ROOT / part.replace(".", "/") / "__init__.py").read_text()))
+        assert doc and "May import" in doc, part
+    for package in ("reducer", "interestingness"):
+        assert not [p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"], \
+            f"a module of {package}/ outside the parts"
 
 
 def test_no_import_circle():

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from kernels import build_sides, pressure
 
-from interestingness.compile import LTO, SIDES
-from interestingness.metrics import METRIC_NAMES, METRICS, KernelAsm, analyse, call_graphs, demangle, figures
-from interestingness.process import run
-from interestingness.toolchain import find_toolchain
+from interestingness.base.process import run
+from interestingness.compiler.compile import LTO, SIDES
+from interestingness.compiler.toolchain import find_toolchain
+from interestingness.measure.metrics import METRIC_NAMES, METRICS, KernelAsm, analyse, call_graphs, demangle, figures
 
 # Several kernels: full LTO splits them over partitions (several asm files, several notes).
 MULTI = r"""

@@ -12,7 +12,7 @@ import pytest
 from conftest import CLANG, ROOT, needs_clang22, write_script
 from kernels import PRESSURE
 
-from interestingness.bundle import BundleError, Tree, decode, encode, materialise
+from interestingness.base.bundle import BundleError, Tree, decode, encode, materialise
 from reducer.engine.cache import VerdictCache
 from reducer.text.fileset import collect
 
@@ -181,7 +181,7 @@ def kernel_case(d: Path) -> None:
 
 @needs_clang22
 def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tmp_path):
-    from interestingness.spill import SpillSetup
+    from interestingness.oracle.spill import SpillSetup
 
     kernel_case(tmp_path)
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])

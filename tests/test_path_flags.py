@@ -1,8 +1,8 @@
-"""One reading of clang's path options (interestingness/path_flags.py) for every reader: the
+"""One reading of clang's path options (interestingness/base/path_flags.py) for every reader: the
 compile, the file set's copies, flattening and the bug report see the same directories."""
-from interestingness.bundle import Tree
-from interestingness.compile import prepare_flags, user_dirs
-from interestingness.path_flags import path_flags
+from interestingness.base.bundle import Tree
+from interestingness.base.path_flags import path_flags
+from interestingness.compiler.compile import prepare_flags, user_dirs
 from reducer.run.bugreport import _portable
 from reducer.text.flatten import include_dirs
 

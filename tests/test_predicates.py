@@ -5,9 +5,9 @@ import pickle
 
 import pytest
 
-import interestingness.predicates as predicates
-from interestingness.metrics import METRIC_NAMES
-from interestingness.predicates import (
+import interestingness.measure.predicates as predicates
+from interestingness.measure.metrics import METRIC_NAMES
+from interestingness.measure.predicates import (
     BUDGET_CLAUSE,
     DEFAULT_EFFECT,
     DEFAULT_PREDICATE,

@@ -8,8 +8,8 @@ import os
 import pytest
 from conftest import needs_clang22
 
-from interestingness import prefix_pch
-from interestingness.compile import LTO
+from interestingness.compiler import prefix_pch
+from interestingness.compiler.compile import LTO
 
 KERNEL = """// a comment first, as a flattened file has one
 /* and a block
@@ -35,7 +35,7 @@ def test_the_pch_applies_only_when_nothing_but_whitespace_and_comments_precede_t
 
 
 def oracle(tmp_path, source: str, flags=()):
-    from interestingness.spill import SpillSetup
+    from interestingness.oracle.spill import SpillSetup
     (tmp_path / "k.hip").write_text(source)
     return SpillSetup("k.hip", list(flags), predicate="lto.instructions > 0", cwd=tmp_path, hip_headers="shim")
 

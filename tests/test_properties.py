@@ -5,7 +5,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.base.verdict import NoConfirmation, Verdict
 from reducer.engine.engine import Engine, Hooks
 from reducer.engine.evaluate import Evaluator
 from reducer.engine.schedule import Schedule

@@ -90,7 +90,7 @@ def test_a_script_that_accepts_everything_is_refused_before_reducing(tmp_path):
 
 
 def test_the_evaluator_still_never_calls_an_empty_file_interesting():
-    from interestingness.verdict import NoConfirmation, Verdict
+    from interestingness.base.verdict import NoConfirmation, Verdict
     from reducer.engine.evaluate import Evaluator
 
     class Yes(NoConfirmation):
@@ -144,7 +144,7 @@ def test_a_dash_named_hip_file_reaches_clang_as_a_file(tmp_path):
 @needs_clang22
 def test_a_compiler_killed_by_sigkill_is_retried_and_never_cached(tmp_path):
     """A clang wrapper that kills itself with SIGKILL once, when told to: a failure of the machinery."""
-    from interestingness.spill import SpillSetup
+    from interestingness.oracle.spill import SpillSetup
     from reducer.engine.cache import RECORD_CONFIRMATION, VerdictCache
     from reducer.engine.evaluate import Evaluator
 

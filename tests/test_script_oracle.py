@@ -2,8 +2,8 @@
 import os
 import time
 
-from interestingness.process import run
-from interestingness.script import ScriptOracle
+from interestingness.base.process import run
+from interestingness.oracle.script import ScriptOracle
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):

@@ -15,11 +15,11 @@ import pytest
 from conftest import needs_clang22
 from kernels import pressure
 
-from interestingness import compile as compile_module
-from interestingness.compile import LTO, NOLTO, Compiler, _failure
-from interestingness.ir_memo import IrMemo
-from interestingness.process import Completed
-from interestingness.spill import SHARED_FRONT_END, SpillSetup, measure, target_digests
+from interestingness.base.process import Completed
+from interestingness.compiler import compile as compile_module
+from interestingness.compiler.compile import LTO, NOLTO, Compiler, _failure
+from interestingness.compiler.ir_memo import IrMemo
+from interestingness.oracle.spill import SHARED_FRONT_END, SpillSetup, measure, target_digests
 
 REPO = Path(__file__).resolve().parent.parent
 CASE = REPO / "corpora" / "wgrad_tiny_pos"
@@ -271,7 +271,7 @@ def test_file_sets_build_the_same_with_one_front_end(tmp_path):
     """A multi-file run's candidates are file sets, copied into each front end's directory."""
     from test_multifile import KERNEL_MAIN, SPILLS, collect, kernel_case
 
-    from interestingness.bundle import decode, encode
+    from interestingness.base.bundle import decode, encode
 
     kernel_case(tmp_path)
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])

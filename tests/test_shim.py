@@ -1,4 +1,4 @@
-"""The fallback HIP shim (interestingness/shim) against real compiles: the ROCm-style corpus builds
+"""The fallback HIP shim (interestingness/compiler/shim) against real compiles: the ROCm-style corpus builds
 on both sides through the oracle's compiler, every header stands alone, the historical
 expansions are unchanged, math needs no device library, and the fp8 / bf16 / fp16 conversions
 give the right bits (a host program built from the shim's headers, against references computed
@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness.compile import LTO, NOLTO, SIDES
-from interestingness.spill import SpillSetup
+from interestingness.compiler.compile import LTO, NOLTO, SIDES
+from interestingness.oracle.spill import SpillSetup
 
 pytestmark = needs_clang22
 
-SHIM_DIR = ROOT / "interestingness" / "shim"
+SHIM_DIR = ROOT / "interestingness" / "compiler" / "shim"
 CORPUS = sorted((ROOT / "corpora" / "rocm_style").glob("*.hip"))
 HEADERS = sorted(p.relative_to(SHIM_DIR).as_posix() for p in (SHIM_DIR / "hip").rglob("*.h"))
 PUBLIC = ["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_vector_types.h", "hip/hip_fp16.h",

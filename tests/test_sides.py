@@ -14,9 +14,9 @@ import sys
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
-from interestingness.predicates import DEFAULT_PREDICATE, Predicate
-from interestingness.sides import DEFAULT_SIDES, Side, SideError, default_predicate, parse_side, parse_sides
-from interestingness.spill import SpillSetup
+from interestingness.compiler.sides import DEFAULT_SIDES, Side, SideError, default_predicate, parse_side, parse_sides
+from interestingness.measure.predicates import DEFAULT_PREDICATE, Predicate
+from interestingness.oracle.spill import SpillSetup
 
 TINY = ROOT / "corpora" / "wgrad_tiny_pos" / "result.hip"
 KNOB = "-Xoffload-linker -mllvm=-amdgpu-use-amdgpu-trackers"

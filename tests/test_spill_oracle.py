@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from kernels import pressure
 
-from interestingness.check import format_check, run_check
-from interestingness.compile import LTO, NOLTO, SIDES, prepare_flags
-from interestingness.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE
-from interestingness.spill import OracleSetupError, SpillOracle, SpillSetup
-from interestingness.toolchain import DEFAULT_CLANG, find_toolchain
+from interestingness.compiler.compile import LTO, NOLTO, SIDES, prepare_flags
+from interestingness.compiler.toolchain import DEFAULT_CLANG, find_toolchain
+from interestingness.measure.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE
+from interestingness.oracle.spill import OracleSetupError, SpillOracle, SpillSetup
+from interestingness.tools.check import format_check, run_check
 from reducer.engine.evaluate import Evaluator
 
 REPO = Path(__file__).resolve().parent.parent

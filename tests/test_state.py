@@ -2,7 +2,7 @@
 the same, key for key and in the same order."""
 import json
 
-from interestingness.bundle import Tree
+from interestingness.base.bundle import Tree
 from reducer.run.state import PassBugRecord, RunState
 from reducer.run.workdir import WorkDir
 

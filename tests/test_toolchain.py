@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from interestingness.process import run
-from interestingness.toolchain import DEFAULT_CLANG, ENV_CLANG, ToolchainError, find_toolchain
+from interestingness.base.process import run
+from interestingness.compiler.toolchain import DEFAULT_CLANG, ENV_CLANG, ToolchainError, find_toolchain
 
 
 def test_identity_fields():

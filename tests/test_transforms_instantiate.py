@@ -3,7 +3,7 @@ from conftest import needs_clang22
 from kernels import PRESSURE
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from interestingness.spill import SpillSetup, base_name
+from interestingness.oracle.spill import SpillSetup, base_name
 from reducer.passes import REGISTRY
 from reducer.text.edits import apply
 from reducer.text.source import Source

@@ -4,7 +4,7 @@ and the engine's replacement stage taking a call chain apart (tests/test_schedul
 schedule directly)."""
 from conftest import ROOT, needs_gxx
 
-from interestingness.script import ScriptOracle
+from interestingness.oracle.script import ScriptOracle
 from reducer import passes
 from reducer.engine.engine import Engine
 from reducer.engine.evaluate import Evaluator

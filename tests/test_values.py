@@ -12,10 +12,10 @@ import pytest
 from conftest import ROOT, needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
-from interestingness.check import format_check
-from interestingness.compile import Compiler, prepare_flags
-from interestingness.spill import SpillSetup
-from interestingness.toolchain import find_toolchain
+from interestingness.compiler.compile import Compiler, prepare_flags
+from interestingness.compiler.toolchain import find_toolchain
+from interestingness.oracle.spill import SpillSetup
+from interestingness.tools.check import format_check
 from reducer.passes import REGISTRY
 from reducer.passes.literals import typed
 from reducer.text.source import Source

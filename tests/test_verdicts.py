@@ -8,10 +8,10 @@ import time
 import pytest
 
 import reducer.engine.cache as reducer_cache
-from interestingness.ir import IrOracle
-from interestingness.script import ScriptOracle
-from interestingness.spill import SpillOracle
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.base.verdict import NoConfirmation, Verdict
+from interestingness.oracle.ir import IrOracle
+from interestingness.oracle.script import ScriptOracle
+from interestingness.oracle.spill import SpillOracle
 from reducer.engine.cache import VerdictCache
 from reducer.engine.evaluate import Evaluator
 from reducer.engine.journal import Journal

@@ -5,9 +5,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from interestingness.compile import NOLTO, Compiler, prepare_flags
-from interestingness.metrics import analyse
-from interestingness.toolchain import find_toolchain
+from interestingness.compiler.compile import NOLTO, Compiler, prepare_flags
+from interestingness.compiler.toolchain import find_toolchain
+from interestingness.measure.metrics import analyse
 from reducer.passes import REGISTRY
 from reducer.text.edits import apply
 from reducer.text.source import Source

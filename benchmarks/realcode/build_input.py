@@ -190,7 +190,7 @@ def list_files(manifest: dict, git_dir: Path | None) -> list[dict]:
         for g in manifest.get("generated", []):
             (case / g["path"]).write_text(configure_file(src.read(g["template"]).decode(), g["values"]))
         (case / "repro.hip").write_text(manifest["repro"])
-        shim = ROOT / "interestingness" / "shim"
+        shim = ROOT / "interestingness" / "compiler" / "shim"
         cmd = [CLANG, "-x", "hip", "--offload-arch=gfx950", "--offload-device-only", "-nogpuinc", "-nogpulib",
                *flags_for(manifest, case), "-isystem", str(shim), "-E", "-H", "-o", os.devnull,
                str(case / "repro.hip")]

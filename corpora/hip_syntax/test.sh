@@ -9,7 +9,7 @@
 #
 # Environment:
 #   HIP_SHIM   directory holding hip/hip_runtime.h (required), e.g.
-#              HIP_SHIM=/work/main/interestingness/shim
+#              HIP_SHIM=/work/main/interestingness/compiler/shim
 #   CLANGXX    clang++ to use (default /usr/lib/llvm-22/bin/clang++)
 set -u
 if [ -z "${HIP_SHIM:-}" ] || [ ! -f "${HIP_SHIM}/hip/hip_runtime.h" ]; then

@@ -1,5 +1,5 @@
 """The command line: click commands that parse options and hand them to a run (run/), to
-`reduce ir`'s pipeline (ir/) or to `reduce explain` (interestingness/explain.py), and turn their
+`reduce ir`'s pipeline (ir/) or to `reduce explain` (interestingness/tools/explain/), and turn their
 errors into messages and exit codes (run/exits.py).
 
 Owns: `reduce` and its subcommands, input/output checks phrased for a terminal, and the options

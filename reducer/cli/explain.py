@@ -1,5 +1,5 @@
 """`reduce explain FILE -- FLAGS` / `reduce explain INPUT.ll|INPUT.bc`: which compiler passes make
-the difference (interestingness/explain.py does the work; this parses options and shows progress)."""
+the difference (interestingness/tools/explain/ does the work; this parses options and shows progress)."""
 from __future__ import annotations
 
 import json
@@ -21,19 +21,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from interestingness.explain import (
-    SOURCE_STAGES,
-    STAGE_SHORT,
-    ExplainError,
-    explain_file,
-    explain_ir,
-    render_markdown,
-    write_explain,
-)
-from interestingness.ir import BITCODE_MAGIC
-from interestingness.knobs import KnobError, knob_table
-from interestingness.predicates import PredicateError
-from interestingness.toolchain import ToolchainError
+from interestingness.compiler.toolchain import ToolchainError
+from interestingness.measure.predicates import PredicateError
+from interestingness.oracle.ir import BITCODE_MAGIC
+from interestingness.tools.explain import ExplainError, explain_file, explain_ir
+from interestingness.tools.explain.knobs import KnobError, knob_table
+from interestingness.tools.explain.report import render_markdown, write_explain
+from interestingness.tools.explain.stages import SOURCE_STAGES, STAGE_SHORT
 
 from ..engine.budget import format_seconds
 from ..run.exits import (
@@ -122,8 +116,8 @@ def _names(text: str | None) -> list[str] | None:
               help="Find the execution of each culprit that is enough alone (-opt-bisect intervals).")
 @click.option("--knobs", "knob_files", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
               help="A TOML file of more backend options to try on the spilling side, as the shipped table "
-              "(interestingness/knobs.toml: [[knob]] name, options, about); a knob of a name already there replaces "
-              "it. Repeatable.")
+              "(interestingness/tools/explain/knobs.toml: [[knob]] name, options, about); a knob of a name already "
+              "there replaces it. Repeatable.")
 @click.option("--no-knobs", is_flag=True, help="Try no backend options (only the pass ablation).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False),
               help="Write EXPLAIN.md, explain.json and the full dumps (dumps/) into this directory; without it "

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import click
 
-from interestingness.ir import (
+from interestingness.compiler.toolchain import ToolchainError
+from interestingness.measure.metrics import METRICS
+from interestingness.measure.predicates import PredicateError
+from interestingness.oracle.ir import (
     SIDES,
     IrInputError,
     IrOracle,
     find_llvm_tools,
     read_module,
 )
-from interestingness.metrics import METRICS
-from interestingness.precodegen import PrecodegenError, build_precodegen
-from interestingness.predicates import PredicateError
-from interestingness.toolchain import ToolchainError
+from interestingness.oracle.precodegen import PrecodegenError, build_precodegen
 
 from ..engine import stopping
 from ..engine.budget import BudgetExhausted

@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
-from interestingness.check import format_check, run_check
-from interestingness.predicates import PredicateError
-from interestingness.sides import SideError, parse_sides
-from interestingness.toolchain import ToolchainError
+from interestingness.compiler.sides import SideError, parse_sides
+from interestingness.compiler.toolchain import ToolchainError
+from interestingness.measure.predicates import PredicateError
+from interestingness.tools.check import format_check, run_check
 
 from .. import passes
 from ..engine import stopping

@@ -1,6 +1,6 @@
 """The search: which candidates to test, in what order, and which to keep. Knows no HIP, no
 compiler and no file on disk but its journal: passes propose items (passes/), the evaluator asks an
-oracle through the `Oracle` protocol (interestingness/verdict.py) and remembers verdicts.
+oracle through the `Oracle` protocol (interestingness/base/verdict.py) and remembers verdicts.
 
 Owns: the engine (engine.py: ddmin over a pass's items, sweeps, replay), the schedule
 (schedule.py), confirmations of kept steps (checkpoints.py), the evaluator and its workers

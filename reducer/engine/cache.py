@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from interestingness.verdict import Verdict
+from interestingness.base.verdict import Verdict
 
 CACHE_VERSION = 1
 APP_NAME = "gpu-reduce"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from interestingness import bundle
-from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
+from interestingness.base import bundle
+from interestingness.base.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
 
 from ..text.lexer import layout_key
 from . import stopping

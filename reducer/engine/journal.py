@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from interestingness.verdict import COMPILE_ERROR, UNKNOWN, Verdict
+from interestingness.base.verdict import COMPILE_ERROR, UNKNOWN, Verdict
 
 
 class CorruptJournal(Exception):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from interestingness.verdict import Verdict
+from interestingness.base.verdict import Verdict
 
 from .cache import RECORD_CONFIRMATION, VerdictCache
 from .journal import Journal

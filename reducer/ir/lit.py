@@ -11,9 +11,9 @@ import re
 import shlex
 from pathlib import Path
 
-from interestingness.ir import ALT, LLC, IrOracle
-from interestingness.metrics import FunctionAsm, parse_kernels
-from interestingness.process import run
+from interestingness.base.process import run
+from interestingness.measure.metrics import FunctionAsm, parse_kernels
+from interestingness.oracle.ir import ALT, LLC, IrOracle
 
 PREFIXES = {LLC: "CHECK", ALT: "ALT"}
 _NONZERO = "{{[1-9][0-9]*}}"

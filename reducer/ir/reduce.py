@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interestingness.ir import IrOracle, kernel_names, transform
-from interestingness.process import run
+from interestingness.base.process import run
+from interestingness.oracle.ir import IrOracle, kernel_names, transform
 
 from ..engine.budget import BudgetExhausted, format_seconds
 from .server import VerdictServer

@@ -15,7 +15,7 @@ import socketserver
 import threading
 from pathlib import Path
 
-from interestingness.verdict import Oracle, Verdict
+from interestingness.base.verdict import Oracle, Verdict
 
 from ..engine.cache import VerdictCache
 from ..engine.evaluate import Evaluator

@@ -25,7 +25,7 @@ from ..text.source import Source, walk
 from .base import Pass
 from .cxx import simple_name
 
-_SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "shim" / "hip"
+_SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "compiler" / "shim" / "hip"
 # the shim's core: what hip_runtime.h held before the headers were split (qualifiers, launch
 # bounds, threadIdx & co., dim3, hipError_t, hipStream_t, the launch declarations) and the API
 # built around it; the fp16/bf16/fp8/math headers' internal names are not the user's to avoid

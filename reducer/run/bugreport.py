@@ -5,7 +5,7 @@ any machine with the same clang and run.
   include/      the headers it still reads that are neither system nor ROCm headers: the fallback
                 shim's parts it uses, and project headers a run did not flatten
   repro.sh      builds both sides with clang alone (its own lld does the LTO), each as the run's
-                sides give it (interestingness/sides.py: mode, own flags, own compiler), reads
+                sides give it (interestingness/compiler/sides.py: mode, own flags, own compiler), reads
                 every figure from the assembly with awk, prints the table and the verdict;
                 `CLANG=... ./repro.sh` (a side with a compiler of its own: CLANG_<NAME>=...)
   README.md     the differential first (the figures of the result, and of the original it was
@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from interestingness.explain import ByHand
-from interestingness.hip_headers import SHIM_DIR
-from interestingness.metrics import METRICS
-from interestingness.path_flags import path_flags
-from interestingness.predicates import Predicate
-from interestingness.sides import DEFAULT_SIDES, Side
+from interestingness.base.path_flags import path_flags
+from interestingness.compiler.hip_headers import SHIM_DIR
+from interestingness.compiler.sides import DEFAULT_SIDES, Side
+from interestingness.measure.metrics import METRICS
+from interestingness.measure.predicates import Predicate
+from interestingness.tools.explain.stages import ByHand
 
 from ..text.files import atomic_write
 from .workdir import WorkDir
@@ -208,7 +208,7 @@ def _assignments(first: str, second: str) -> str:
 
 
 # One kernel's figures from AMDGPU assembly, in METRICS order, "-" where the asm does not say;
-# the same reading as interestingness/metrics.py, in awk: every function's counts, its calls
+# the same reading as interestingness/measure/metrics.py, in awk: every function's counts, its calls
 # (the symbol whose address the called SGPR pair holds, and the callees of its `.set F.num_vgpr`),
 # then the sums over the functions the kernel reaches, a call resolved in the caller's file first.
 METRICS_AWK = r"""

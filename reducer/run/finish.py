@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
-from interestingness.process import run
+from interestingness.base.process import run
 
 from ..passes.hygiene import rules as hygiene_rules
 from ..passes.hygiene import sink_variants

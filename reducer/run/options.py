@@ -14,8 +14,8 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from interestingness.predicates import DEFAULT_PREDICATE
-from interestingness.sides import parse_side
+from interestingness.compiler.sides import parse_side
+from interestingness.measure.predicates import DEFAULT_PREDICATE
 
 from .. import passes
 from ..engine.budget import parse_duration
@@ -74,7 +74,7 @@ def _absolute(path: Path) -> str:
 
 
 def _side(text: str) -> str:
-    """A side spec, checked (interestingness/sides.py); kept as given."""
+    """A side spec, checked (interestingness/compiler/sides.py); kept as given."""
     parse_side(text)
     return text
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from interestingness import bundle
+from interestingness.base import bundle
 
 from ..engine.budget import Budget, format_seconds
 from ..engine.engine import Status

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from interestingness.metrics import METRICS
-from interestingness.spill import base_name
+from interestingness.measure.metrics import METRICS
+from interestingness.oracle.spill import base_name
 
 from ..engine.budget import format_seconds
 from ..text.files import atomic_write

@@ -13,13 +13,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from interestingness import oracles
-from interestingness.predicates import PredicateError
-from interestingness.script import ScriptError
-from interestingness.sides import SideError
-from interestingness.spill import OracleSetupError, SpillOracle
-from interestingness.toolchain import ToolchainError
-from interestingness.verdict import Verdict
+from interestingness.base.verdict import Verdict
+from interestingness.compiler.sides import SideError
+from interestingness.compiler.toolchain import ToolchainError
+from interestingness.measure.predicates import PredicateError
+from interestingness.oracle.script import ScriptError
+from interestingness.oracle.spill import OracleSetupError, SpillOracle
+from interestingness.tools import oracles
 
 from ..engine import stopping
 from ..engine.budget import Budget, BudgetExhausted

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from interestingness.bundle import Tree
-from interestingness.oracles import Guards, Resolution
+from interestingness.base.bundle import Tree
+from interestingness.tools.oracles import Guards, Resolution
 
 if TYPE_CHECKING:  # the work directory's modules load without the engine
     from ..engine.budget import Budget
@@ -87,7 +87,7 @@ class RunState:
     """Everything state.json holds; `WorkDir.state` reads it, `WorkDir.save_state` writes it."""
 
     tree: Tree | None = None                  # a file set's, None for one file
-    # what resolving the spill oracle decided (interestingness.oracles.Resolution)
+    # what resolving the spill oracle decided (interestingness.tools.oracles.Resolution)
     targets: list[str] | None = None
     showing_effect: list[str] | None = None
     oracle_settings: dict[str, Any] | None = None

@@ -4,7 +4,7 @@ report on it while it runs or after it ended.
   run.json       the run's configuration (written once, before the first test)
   original.EXT   the input as it was at the start; start.EXT the text the engine starts from
                  (for a multi-file run: bundles of the main file and its headers, see
-                 interestingness/bundle.py; state.json then names the set's tree)
+                 interestingness/base/bundle.py; state.json then names the set's tree)
   best.EXT       the best file so far
   state.json     schedule position, per-pass yield, counters, size history, how the run ended
                  (reducer/run/state.py)

@@ -1,6 +1,6 @@
 """Multi-file runs without flattening: the main file and every project header it includes (the
 set `flatten` would inline) are reduced as one file set, whose candidate is a bundle of all
-their texts (`interestingness.bundle`). The engine reduces one file of it at a time
+their texts (`interestingness.base.bundle`). The engine reduces one file of it at a time
 (`Engine.reduce_parts`), the oracles materialise bundles, and the user's files are never touched:
 the reduced set is written to OUTPUT.files/, at the files' paths relative to the set's root.
 """
@@ -10,7 +10,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from interestingness.bundle import Tree, decode, encode
+from interestingness.base.bundle import Tree, decode, encode
 
 from .files import atomic_write
 from .flatten import flatten

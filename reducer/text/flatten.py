@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from interestingness.path_flags import PROJECT_DIRS, path_flags
+from interestingness.base.path_flags import PROJECT_DIRS, path_flags
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"][^\n]*\n?', re.MULTILINE)
 _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.MULTILINE)

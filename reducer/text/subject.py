@@ -1,7 +1,7 @@
 """What a run reduces, behind one interface: one file, or a file set (the main file and the
 project headers it includes, reducer/text/fileset.py), so the run, its report and its bug report never
 ask which. A candidate is the file's text, or a bundle of the set's texts
-(interestingness/bundle.py); either way it is made of parts, main file first, which the engine
+(interestingness/base/bundle.py); either way it is made of parts, main file first, which the engine
 reduces in turn and the oracles build."""
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from interestingness import bundle
-from interestingness.bundle import Tree
-from interestingness.compile import TREE_DIR
+from interestingness.base import bundle
+from interestingness.base.bundle import TREE_DIR, Tree
 
 from . import fileset
 from .files import atomic_write

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from interestingness.compile import LTO
-from interestingness.metrics import Metrics, analyse
-from interestingness.spill import SpillSetup
+from interestingness.compiler.compile import LTO
+from interestingness.measure.metrics import Metrics, analyse
+from interestingness.oracle.spill import SpillSetup
 
 _PARTITION = re.compile(r"\.(\d+)\.5\.precodegen\.bc$")
 

@@ -1,6 +1,6 @@
 """A small, safe predicate language over one kernel's metrics on both sides.
 
-Names are `SIDE.<metric>` (metrics: see `interestingness.metrics.METRICS`) for two sides, by default
+Names are `SIDE.<metric>` (metrics: see `interestingness.measure.metrics.METRICS`) for two sides, by default
 `lto` and `nolto`; the IR oracle names its two llc runs `llc` and `alt`. `orig.SIDE.<metric>` is
 the same kernel's figure in the original of the reduction, fixed when the oracle is set up (the
 candidate's own figure when a file is checked on its own: it is then its own original).
@@ -54,7 +54,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from interestingness.metrics import METRIC_NAMES
+from interestingness.measure.metrics import METRIC_NAMES
 
 SIDE_NAMES = ("lto", "nolto")
 ORIGINAL = "orig"  # orig.SIDE.METRIC: the original's figure

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from interestingness import ubsan
-from interestingness.bundle import Tree
-from interestingness.compile import user_dirs
-from interestingness.metrics import METRICS, KernelAsm, call_graphs, demangle, function_figures
-from interestingness.predicates import SIDE_NAMES
-from interestingness.sides import DEFAULT_SIDES, Side
-from interestingness.spill import SpillSetup, base_name, focused
+from interestingness.base.bundle import Tree
+from interestingness.compiler.compile import user_dirs
+from interestingness.compiler.sides import DEFAULT_SIDES, Side
+from interestingness.measure.metrics import METRICS, KernelAsm, call_graphs, demangle, function_figures
+from interestingness.measure.predicates import SIDE_NAMES
+from interestingness.oracle import ubsan
+from interestingness.oracle.spill import SpillSetup, base_name, focused
 
 
 def run_check(
@@ -39,14 +39,14 @@ def run_check(
     """JSON-ready report. `interesting`: the predicate holds for every kernel `kernel` selects
     (at least one), or with no `kernel`, for at least one kernel (what seeding a reduction needs).
     `content` is built in place of the file's own bytes, as the oracle builds a candidate; with
-    `tree` it is a file set of that tree (interestingness.bundle). `targets`: the kernels a
+    `tree` it is a file set of that tree (interestingness.base.bundle). `targets`: the kernels a
     reduction of the file would keep interesting (one of them with `focus`, as runs do).
     `against`: the original of a reduction (built with the same flags; `against_content` in place
     of its bytes): its figures go beside each kernel's (`original`, the kernel of the same name,
     or else of the same base name), the predicate reads them for its orig.* names (without it,
     the file is its own original) and the UB guard's sanitizer checks are compared with its
     (`ub_guard`: what they say of each kernel, `violation`). `sides`: the two builds compared
-    (interestingness/sides.py); the report's per-side figures are under their names."""
+    (interestingness/compiler/sides.py); the report's per-side figures are under their names."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
     setup = SpillSetup(path, flags, clang, predicate, names or None, timeout, tree=tree, hip_headers=hip_headers,
                        sides=sides)

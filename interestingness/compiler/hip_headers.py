@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from interestingness.diagnostics import first_error
-from interestingness.process import run
-from interestingness.toolchain import Toolchain, ToolchainError, file_sha256
+from interestingness.base.process import run
+from interestingness.compiler.diagnostics import first_error
+from interestingness.compiler.toolchain import Toolchain, ToolchainError, file_sha256
 
 SHIM_DIR = Path(__file__).parent / "shim"
 CHOICES = ("auto", "rocm", "shim")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from interestingness.predicates import DEFAULT_PREDICATE, ORIGINAL, SIDE_NAMES
+from interestingness.measure.predicates import DEFAULT_PREDICATE, ORIGINAL, SIDE_NAMES
 
 
 class SideError(ValueError):

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from interestingness.bundle import Tree
-from interestingness.check import run_check
-from interestingness.explain import ByHand, ExplainError, explain_file, write_explain
-from interestingness.script import ScriptError, ScriptOracle
-from interestingness.sides import DEFAULT_SIDES, parse_sides
-from interestingness.spill import SpillOracle, SpillSetup
+from interestingness.base.bundle import Tree
+from interestingness.compiler.sides import DEFAULT_SIDES, parse_sides
+from interestingness.oracle.script import ScriptError, ScriptOracle
+from interestingness.oracle.spill import SpillOracle, SpillSetup
+from interestingness.tools.check import run_check
+from interestingness.tools.explain import ExplainError, explain_file
+from interestingness.tools.explain.report import write_explain
+from interestingness.tools.explain.stages import ByHand
 
 
 class OracleOptions(Protocol):
@@ -34,7 +36,7 @@ class OracleOptions(Protocol):
     loop_guard: bool
     hip_headers: str
     all_targets: bool
-    sides: list[str]  # interestingness/sides.py's specs; none: the default pair
+    sides: list[str]  # interestingness/compiler/sides.py's specs; none: the default pair
 
 
 @dataclass(frozen=True)

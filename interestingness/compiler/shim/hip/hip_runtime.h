@@ -38,7 +38,7 @@
 // the host's std:: math and stdlib overloads, as clang's own HIP runtime wrapper includes them
 // (code that calls std::fabs on the host gets them through <hip/hip_runtime.h> with ROCm). They
 // cost a third of a small kernel's build: the oracle defines __HIP_SHIM_NO_HOST_STD for a run
-// whose original builds the same code without them (interestingness/hip_headers.py).
+// whose original builds the same code without them (interestingness/compiler/hip_headers.py).
 #ifndef __HIP_SHIM_NO_HOST_STD
 #include <cmath>
 #include <cstdlib>

@@ -30,23 +30,22 @@ from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
-from interestingness import prefix_pch
-from interestingness.bundle import Tree, materialise
-from interestingness.diagnostics import first_error
-from interestingness.hip_headers import HipHeaders, resolve
-from interestingness.ir_memo import IrMemo
-from interestingness.metrics import Summary, summarise
-from interestingness.path_flags import INCLUDE_DIRS, path_flag, path_flags
-from interestingness.process import run, test_dir
-from interestingness.sides import DEFAULT_SIDES, Side
-from interestingness.toolchain import Toolchain
+from interestingness.base.bundle import TREE_DIR, Tree, materialise
+from interestingness.base.path_flags import INCLUDE_DIRS, path_flag, path_flags
+from interestingness.base.process import run, test_dir
+from interestingness.compiler import prefix_pch
+from interestingness.compiler.diagnostics import first_error
+from interestingness.compiler.hip_headers import HipHeaders, resolve
+from interestingness.compiler.ir_memo import IrMemo
+from interestingness.compiler.sides import DEFAULT_SIDES, Side
+from interestingness.compiler.toolchain import Toolchain
+from interestingness.measure.metrics import Summary, summarise
 
 log = logging.getLogger(__name__)
 
 LTO, NOLTO = "lto", "nolto"
 SIDES = (LTO, NOLTO)
 ASM_OUT, OBJ_OUT, IR_OUT = "out.s", "out.o", "out.ll"
-TREE_DIR = "src"  # a file set's copy, below the compile's directory (paths relative to it in commands)
 
 # Dropped from user flags, with a warning. -save-temps in an LTO build adds -disable-llvm-passes
 # to the device pre-link compile (wrong figures); --offload-new-driver runs device LTO even under
@@ -172,7 +171,7 @@ class Compiler:
     # one device front end per candidate, both sides' pipelines from its bitcode (`Build`); the
     # oracle sets it once the original builds the same code and figures with it
     shared_front_end: bool = False
-    # the two builds compared (interestingness/sides.py); a side is asked for by its name
+    # the two builds compared (interestingness/compiler/sides.py); a side is asked for by its name
     sides: tuple[Side, Side] = DEFAULT_SIDES
 
     def __post_init__(self) -> None:

@@ -18,9 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from interestingness.path_flags import PROJECT_DIRS, path_flags
+from interestingness.base.path_flags import PROJECT_DIRS, path_flags
 
 MAGIC = b"#gpu-reduce file set 1\n"
+TREE_DIR = "src"  # a file set's copy, below the compile's directory (paths relative to it in commands)
 
 
 class BundleError(ValueError):

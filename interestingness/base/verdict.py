@@ -47,7 +47,7 @@ class Oracle(Protocol):
 
     @property
     def tree(self) -> Tree | None:
-        """The tree whose file sets (interestingness.bundle) are the candidates; None when a
+        """The tree whose file sets (interestingness.base.bundle) are the candidates; None when a
         candidate is the one file under reduction."""
 
     @property

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from interestingness.process import run
+from interestingness.base.process import run
 
 ENV_CLANG = "REDUCE_CLANG"
 DEFAULT_CLANG = "/usr/lib/llvm-22/bin/clang++"

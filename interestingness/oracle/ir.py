@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from interestingness.compile import INFRA_STDERR, compiler_env
-from interestingness.ir_budget import Budget, budget_attributes, differences
-from interestingness.metrics import Metrics, analyse, demangle
-from interestingness.predicates import Predicate, PredicateError
-from interestingness.process import Completed, run
-from interestingness.toolchain import ToolchainError, file_sha256, llvm_lib_hashes
-from interestingness.verdict import NoConfirmation, Verdict
+from interestingness.base.process import Completed, run
+from interestingness.base.verdict import NoConfirmation, Verdict
+from interestingness.compiler.compile import INFRA_STDERR, compiler_env
+from interestingness.compiler.toolchain import ToolchainError, file_sha256, llvm_lib_hashes
+from interestingness.measure.metrics import Metrics, analyse, demangle
+from interestingness.measure.predicates import Predicate, PredicateError
+from interestingness.oracle.ir_budget import Budget, budget_attributes, differences
 
 LLC, ALT = "llc", "alt"
 SIDES = (LLC, ALT)
@@ -165,7 +165,7 @@ class LlcRun:
 
 @dataclass(frozen=True)
 class IrOracle(NoConfirmation):
-    """Implements `interestingness.verdict.Oracle` on module bytes. `resolve(original)` picks the
+    """Implements `interestingness.base.verdict.Oracle` on module bytes. `resolve(original)` picks the
     target kernel, and takes the original's figures the predicate reads (`orig.llc.METRIC`) and
     its budget attributes, before any `test`."""
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from interestingness.metrics import Metrics
+from interestingness.measure.metrics import Metrics
 
 KNOB_TABLE = Path(__file__).with_name("knobs.toml")
 # what a knob's build did (KnobTry.outcome), in the order they are listed
@@ -106,7 +106,7 @@ class KnobTry:
 
 
 class Runner(Protocol):
-    """What try_knobs uses of explain's engine (explain._Explainer)."""
+    """What try_knobs uses of explain's engine (ablation.Explainer)."""
 
     b: Any  # the side's builds: options(stage, opts), by_hand(stage, opts), side(stage)
 
@@ -166,8 +166,8 @@ def render(tries: Sequence[KnobTry], side: Metrics | None, where: str, run_from:
     first = tries[0]
     form = shlex.join(first.placed[:len(first.placed) // len(first.options)]).replace(first.options[0], "OPT")
     out = ["## Backend options\n",
-           f"Each knob of the table (interestingness/knobs.toml, and `--knobs` files) passed alone to {where} "
-           f"(as `{form}`), the other side as built.\n"]
+           "Each knob of the table (interestingness/tools/explain/knobs.toml, and `--knobs` files) passed alone to "
+           f"{where} (as `{form}`), the other side as built.\n"]
     winners = [t for t in tries if t.outcome in ("removes", "recovers")]
     for outcome, title in (("removes", "Remove the spill"), ("recovers", "Lose the predicate, some spill left")):
         rows = [t for t in tries if t.outcome == outcome]

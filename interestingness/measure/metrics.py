@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from interestingness.process import run
+from interestingness.base.process import run
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def function_figures(k: KernelAsm) -> list[tuple[str, Metrics]]:
 @dataclass(frozen=True)
 class Summary:
     """What a verdict reads of one build's assembly: every kernel's figures, and a digest of its
-    instructions. Small, and plain JSON: the IR memo (interestingness/ir_memo.py) keeps it
+    instructions. Small, and plain JSON: the IR memo (interestingness/compiler/ir_memo.py) keeps it
     instead of the assembly."""
 
     metrics: dict[str, Metrics]

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from interestingness.process import run
+from interestingness.base.process import run
 
 LINE = b"#include <hip/hip_runtime.h>\n"
 # whitespace, /* */ comments and // comments not continued by a backslash, then the include line

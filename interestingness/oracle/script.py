@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bundle import Tree, materialise
-from .process import run, test_dir
-from .verdict import NoConfirmation, Verdict
+from interestingness.base.bundle import Tree, materialise
+from interestingness.base.process import run, test_dir
+from interestingness.base.verdict import NoConfirmation, Verdict
 
 # Signals that mean the machine, not the candidate, failed (OOM killer, bus error on full disk).
 _INFRA_SIGNALS = {9, 7}

@@ -25,16 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from interestingness import prefix_pch, ubsan
-from interestingness.bundle import Tree
-from interestingness.compile import LTO, NOLTO, TREE_DIR, Compiled, Compiler, SharedFrontEndError, prepare_flags
-from interestingness.hip_headers import resolve as resolve_hip_headers
-from interestingness.ir_memo import IrMemo, default_directory
-from interestingness.metrics import Metrics, demangle, summarise
-from interestingness.predicates import Predicate, Value
-from interestingness.sides import DEFAULT_SIDES, Side, default_predicate
-from interestingness.toolchain import Toolchain, find_toolchain
-from interestingness.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
+from interestingness.base.bundle import TREE_DIR, Tree
+from interestingness.base.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
+from interestingness.compiler import prefix_pch
+from interestingness.compiler.compile import LTO, NOLTO, Compiled, Compiler, SharedFrontEndError, prepare_flags
+from interestingness.compiler.hip_headers import resolve as resolve_hip_headers
+from interestingness.compiler.ir_memo import IrMemo, default_directory
+from interestingness.compiler.sides import DEFAULT_SIDES, Side, default_predicate
+from interestingness.compiler.toolchain import Toolchain, find_toolchain
+from interestingness.measure.metrics import Metrics, demangle, summarise
+from interestingness.measure.predicates import Predicate, Value
+from interestingness.oracle import ubsan
 
 # 2: a renamed target is still found; 3: the UB guard; 4: verdicts are kept for exact bytes (before,
 # for a layout key that let a respacing which changes the tokens share a verdict); 5: a verdict is
@@ -94,9 +95,9 @@ class SpillSetup:
         loop_guard: bool = True,
         sides: tuple[Side, Side] = DEFAULT_SIDES,
     ):
-        """`sides`: the two builds compared, the one that spills first (interestingness/sides.py);
+        """`sides`: the two builds compared, the one that spills first (interestingness/compiler/sides.py);
         `predicate` names them (None: the built-in one over them).
-        With `tree`, candidates are file sets of it (interestingness.bundle): each test
+        With `tree`, candidates are file sets of it (interestingness.base.bundle): each test
         compiles a copy of the set, with the -I/-iquote directories under the tree's root and the
         main file's directory pointing to their copies, so every header the set holds, found
         through either or relative to the file including it, is read from the candidate.
@@ -105,7 +106,7 @@ class SpillSetup:
           reductions love `int i; for (; i < n; ...)`, and a test case with undefined behaviour
           is rejected by the compiler engineers it is meant for. And, confirmed for a candidate
           about to be kept, its target kernels built with clang's sanitizer checks in trap mode
-          (interestingness/ubsan.py) may not trap on every path, trap for a kind of check the
+          (interestingness/oracle/ubsan.py) may not trap on every path, trap for a kind of check the
           original's never does, or access memory through null or a constant address more often
           than the original's.
         - `init_guard`: an interesting candidate is built again with every automatic variable
@@ -179,7 +180,7 @@ class SpillSetup:
     def sanitized(self, content: bytes,
                   compiler: Compiler | None = None) -> tuple[dict[str, ubsan.Profile] | None, str]:
         """({kernel: what the sanitizer checks say of it}, "") from the optimised IR of `content`
-        built with them (interestingness/ubsan.py), or (None, why it did not build)."""
+        built with them (interestingness/oracle/ubsan.py), or (None, why it did not build)."""
         c = (compiler or self.compiler).compile(NOLTO, content, emit="ir", extra=ubsan.flags())
         if not c.ok:
             return None, f"{c.failure}: {c.message}"
@@ -335,7 +336,7 @@ class SpillSetup:
 
 
 class SpillOracle:
-    """Implements `interestingness.verdict.Oracle` for fixed target kernels (mangled names), with
+    """Implements `interestingness.base.verdict.Oracle` for fixed target kernels (mangled names), with
     the guards at fixed levels. `SpillSetup.resolve` or `restore` builds a run's; a test that knows
     its targets already (benchmarks/spill_test.py) builds one directly."""
 
@@ -466,7 +467,7 @@ class SpillOracle:
 
     def _sanitizer_verdict(self, content: bytes, start: float) -> Verdict:
         """The UB guard's sanitizer half: the target kernels, built with the checks
-        (interestingness/ubsan.py), have no undefined behaviour their original has not."""
+        (interestingness/oracle/ubsan.py), have no undefined behaviour their original has not."""
         assert self.sanitized is not None
         c = self.compiler.compile(NOLTO, content, emit="ir", extra=ubsan.flags())
         why = ""

@@ -1,0 +1,307 @@
+"""`reduce explain`: which compiler passes make the difference, stage by stage.
+
+A reduced case says what input triggers the bug; this says which passes do. For the target kernel
+of a spill differential (the oracle's own target resolution, predicate and metrics):
+
+- **Pipelines.** opt-bisect's log (`-opt-bisect-limit=-1`) of each stage: the LTO pre-link compile
+  (the device cc1 of the LTO side, which emits bitcode), the LTO link (lld: the LTO pipeline, then
+  codegen) and the no-LTO compile (cc1: the whole pipeline and codegen). Every optional pass
+  execution is one line, with its index and what it ran on (a function, an SCC, the module, a
+  loop), IR and machine passes alike.
+- **Ablation.** Each pass name of a stage disabled alone (`-opt-disable=NAME`) in that stage only,
+  the other side left as built: the target kernel's figures and the predicate's verdict. Culprits
+  are the passes without which the predicate no longer holds while the MFMA count stays.
+- **Where it starts.** For each culprit, which of its executions is enough alone (`-opt-bisect`
+  intervals that skip one index), and the kernel's IR or MIR just before and after it
+  (`-print-before`/`-print-after` with `-filter-print-funcs`).
+- **Knobs.** Which backend options (scheduler strategies, register allocators) remove the spill,
+  each built alone on the spilling side (knobs.py, its table knobs.toml).
+
+The same runs on LLVM IR through llc (`explain_ir`): one stage, `llc`, with `reduce ir`'s oracle.
+
+How the flags reach each stage (measured with clang 22.1, notes/explain.md): `-Xclang -mllvm
+-Xclang OPT` reaches the device cc1 only (`-mllvm OPT` and `-Xarch_device -mllvm` reach lld too, as
+`-plugin-opt`); `-Xoffload-linker -mllvm=OPT` reaches lld only. In LLVM 21 and 22, `-opt-disable`
+is a pass gate of its own that replaces opt-bisect's (an `-opt-bisect-limit` beside it prints
+nothing), with its own log under `-opt-disable-enable-verbosity` (no indices); both gates use the
+names opt-bisect prints, which are the pass arguments (`gvn`, `machine-sink`) except for the legacy
+loop passes of the codegen pipeline, named by description (`Loop Invariant Code Motion`).
+-print-before/-print-after take arguments: descriptions are mapped through the legacy pass
+registry that `opt --help-hidden` lists.
+
+The parts, in the order a run goes through them: the stages and how each is built (stages.py),
+the pass gates' logs (pass_log.py), the ablation and where it starts (ablation.py, dumps.py), the
+knobs (knobs.py, knobs.toml), what was found and how it is written (report.py); here, the entry
+points and the run of the phases.
+May import: oracle/, compiler/, measure/, base/ (a part of tools/).
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from interestingness.base.bundle import Tree
+from interestingness.base.process import run
+from interestingness.compiler.compile import LTO, NOLTO
+from interestingness.compiler.toolchain import Toolchain
+from interestingness.measure.metrics import Metrics, demangle
+from interestingness.measure.predicates import DEFAULT_EFFECT
+from interestingness.oracle.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.oracle.spill import OracleSetupError, SpillSetup
+from interestingness.tools.explain.ablation import MAX_SINGLE, Culprit, Explainer, Progress
+from interestingness.tools.explain.knobs import Knob, knob_table, option_names, try_knobs
+from interestingness.tools.explain.pass_log import (
+    clang_gates,
+    clang_help,
+    llc_gates,
+    llc_help,
+    parse_log,
+    pass_indices,
+    pass_names,
+)
+from interestingness.tools.explain.report import ExplainResult
+from interestingness.tools.explain.stages import (
+    LLC_STAGE,
+    SOURCE_STAGES,
+    STAGE_SHORT,
+    STAGE_TITLES,
+    ByHand,
+    IrBuilds,
+    SourceBuilds,
+    default_stages,
+    spilling_stage,
+)
+
+
+class ExplainError(RuntimeError):
+    """explain cannot start. `kind`: "not-interesting" (the verdict's reason), "usage", "toolchain",
+    or one of IrInputError's kinds ("not-ir", "target", "llc")."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, passes: Sequence[str] | None,
+         dumps: bool, search: bool, knobs: Sequence[Knob]) -> ExplainResult:
+    """Logs, ablation, knobs, instance search and dumps, into `result` (whose baseline the logs give)."""
+    b = ex.b
+    started = time.monotonic()
+    logs = ex.map(lambda stage: ex.build(stage, ["-opt-bisect-limit=-1"]), list(b.stages), "logs")
+    base: dict[str, Metrics | None] = {}
+    for stage, build in zip(b.stages, logs):
+        if not build.ok or build.figures is None:
+            raise ExplainError("not-interesting", f"the {STAGE_TITLES[stage]} with opt-bisect's log does not give "
+                               f"the kernel: {build.failure}")
+        base.setdefault(b.side(stage), build.figures)
+        if base[b.side(stage)] != build.figures:
+            ex.note(f"the {STAGE_TITLES[stage]}'s log build gave other figures than the first one of its side")
+        result.pipelines[stage] = parse_log(build.log, build.on(b.target))
+        result.commands[stage] = b.by_hand(stage, ["-opt-bisect-limit=-1"])
+    if isinstance(b, IrBuilds) and b.oracle.differential:
+        base[ALT] = b.build(LLC_STAGE, [], side=ALT).figures
+    result.baseline = {s: base.get(s) for s in b.sides}
+    holds, why = ex.verdict(b.stages[0], base[b.side(b.stages[0])], base)
+    if holds is not True:
+        raise ExplainError("not-interesting", f"the predicate does not hold on the builds with opt-bisect's log: {why}")
+    seconds = {stage: build.seconds for stage, build in zip(b.stages, logs)}
+    result.phases["logs"] = time.monotonic() - started
+    if stages is None:
+        stages = default_stages(base)
+
+    if not ex.gates.disable:
+        if ex.gates.intervals:
+            ex.note("this LLVM has no -opt-disable (LLVM 21+): each pass name is disabled by -opt-bisect intervals "
+                    "that skip its executions in the stage's log")
+        else:
+            ex.note("this LLVM has no -opt-disable (LLVM 21+) nor -opt-bisect intervals (LLVM 22+): no pass can be "
+                    "disabled by name; an -opt-bisect-limit search per stage instead")
+            for stage in stages:
+                result.bisects.append(ex.limit_search(stage, result.pipelines[stage], base))
+            stages = []
+    jobs_list: list[tuple] = []
+    for stage in stages:
+        log = result.pipelines[stage]
+        jobs_list += [(stage, n, log, base) for n in pass_names(log) if passes is None or n in passes]
+    for unknown in [p for p in passes or () if not any(p == j[1] for j in jobs_list)]:
+        ex.note(f"{unknown!r}: no pass of this name runs in the stages ablated "
+                f"({', '.join(STAGE_SHORT[s] for s in stages)}): skipped")
+    result.stages = list(stages)
+    if jobs_list:
+        per = [seconds[j[0]] for j in jobs_list]
+        ex.say("plan", phase="ablation", builds=len(jobs_list),
+               estimate=sum(per) / ex.jobs * 1.1, per_stage=dict(Counter(j[0] for j in jobs_list)))
+    mark = time.monotonic()
+    result.ablations = ex.map(ex.ablate, jobs_list, "ablation")
+    result.phases["ablation"] = time.monotonic() - mark
+    for a in result.ablations:
+        if a.outcome == "unknown":
+            ex.note(f"{a.name!r}: no execution was skipped in the {STAGE_TITLES[a.stage]} (a name this LLVM's "
+                    "gate does not know): skipped")
+    if knobs:
+        mark = time.monotonic()
+        stage = spilling_stage(base) if isinstance(b, SourceBuilds) else LLC_STAGE
+        ex.say("plan", phase="knobs", builds=len(knobs), estimate=len(knobs) * seconds[stage] / ex.jobs * 1.1)
+        result.knobs = try_knobs(ex, stage, knobs, base, ex.options)
+        result.phases["knobs"] = time.monotonic() - mark
+    for a in result.by_outcome("culprit"):
+        log = result.pipelines[a.stage]
+        assert a.figures is not None  # a culprit's build gave the kernel
+        result.culprits.append(Culprit(a.stage, a.name, a.figures, pass_indices(log, a.name),
+                                       command=b.by_hand(a.stage, ex.disable_options(a.name, log)[:1])))
+    mark = time.monotonic()
+    if result.culprits and (search or dumps):
+        n = sum(len(c.instances) if 1 < len(c.instances) <= MAX_SINGLE else 8 if len(c.instances) > 1 else 0
+                for c in result.culprits) * search + len(result.culprits) * dumps
+        ex.say("plan", phase="where it starts", builds=n, estimate=n * max(seconds.values()) / ex.jobs * 1.3)
+        if search:
+            ex.locate(result.culprits, base)
+        if dumps:
+            dumped = ex.map(lambda c: ex.dump(c, result.pipelines[c.stage]), result.culprits, "dumps")
+            for c, d in zip(result.culprits, dumped):
+                c.dump = d
+    for bis in result.bisects:
+        if dumps and bis.get("index"):
+            c = Culprit(bis["stage"], bis["name"], {}, [bis["index"]], [bis["index"]])
+            bis["dump"] = ex.dump(c, result.pipelines[bis["stage"]]).to_json()
+    result.phases["where it starts"] = time.monotonic() - mark
+    result.notes = ex.notes
+    result.builds = ex.count
+    result.seconds += time.monotonic() - started
+    return result
+
+
+def explain_file(
+    path: str | os.PathLike,
+    flags: Sequence[str],
+    *,
+    clang: str | os.PathLike | None = None,
+    predicate: str | None = None,
+    kernels: Sequence[str] | None = None,
+    jobs: int = 2,
+    stages: Sequence[str] | None = None,
+    passes: Sequence[str] | None = None,
+    dumps: bool = True,
+    search: bool = True,
+    timeout: float = 300.0,
+    hip_headers: str = "auto",
+    content: bytes | None = None,
+    tree: Tree | None = None,
+    cwd: str | os.PathLike | None = None,
+    workdir: str | os.PathLike | None = None,
+    progress: Progress | None = None,
+    by_hand: ByHand | None = None,
+    knobs: Sequence[Knob] | None = None,
+) -> ExplainResult:
+    """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does).
+
+    The target kernel is the one a reduction would keep (`kernels` narrows it). `stages`: which
+    stages' passes are ablated (all three by default); `passes`: only these names (others are not
+    ablated; a name no stage runs gets a note). `dumps`, `search`: the IR/MIR before and after each
+    culprit, and which of its executions is enough alone. `knobs`: the backend options tried on
+    the spilling side (None: the shipped table, knobs.toml; empty: none). `content` is built in
+    place of the file's bytes (a file set's with `tree`, as SpillOracle takes them). Every build runs in `workdir` (a
+    temporary directory by default, removed at the end). `progress(kind, **info)` is called with
+    kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
+    "note" (message). `by_hand`: how the result names the file and its builds (by default, the
+    oracle's commands on this machine). Raises ExplainError ("not-interesting": the verdict's reason)."""
+    unknown = [s for s in stages or () if s not in SOURCE_STAGES]
+    if unknown:
+        raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
+    started = time.monotonic()
+    with _workdir(workdir) as work:
+        setup = SpillSetup(path, flags, clang, predicate or DEFAULT_EFFECT, list(kernels or []) or None,
+                           timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False, hip_headers=hip_headers,
+                           init_guard=False, loop_guard=False)
+        source = Path(cwd or os.getcwd(), path).read_bytes() if content is None else content
+        if progress:
+            progress("note", message="building both sides to find the target kernel")
+        try:
+            resolved = setup.resolve(source, focus=True)
+        except OracleSetupError as e:
+            raise ExplainError("not-interesting", str(e)) from None
+        if len(resolved.targets) != 1:
+            raise ExplainError("usage", f"explain takes one target kernel; these --kernel select "
+                               f"{len(resolved.targets)}: {', '.join(resolved.targets)}")
+        builds = SourceBuilds(resolved, source, os.fspath(path), by_hand)
+        tc: Toolchain = resolved.toolchain
+        target = builds.target
+        gates = clang_gates(tc.clang)
+        result = ExplainResult("source", by_hand.file if by_hand else os.fspath(path), target,
+                               demangle([target], tc).get(target, target), tc.version, resolved.predicate.source,
+                               (LTO, NOLTO), {}, {}, gates, [], {}, jobs=jobs,
+                               commands_from=by_hand.where if by_hand else "")
+        ex = Explainer(builds, gates, str(Path(tc.clang).resolve().parent), jobs, progress,
+                        option_names(clang_help(tc.clang)))
+        result.seconds = time.monotonic() - started
+        return _run(ex, result, stages, passes, dumps, search, knob_table() if knobs is None else knobs)
+
+
+def explain_ir(
+    path: str | os.PathLike,
+    *,
+    predicate: str | None = None,
+    kernel: str | None = None,
+    llc_flags: Sequence[str] = (),
+    alt_flags: Sequence[str] | None = None,
+    mcpu: str = "gfx950",
+    min_spills: int = 1,
+    llc: str | os.PathLike | None = None,
+    jobs: int = 2,
+    passes: Sequence[str] | None = None,
+    dumps: bool = True,
+    search: bool = True,
+    timeout: float = 300.0,
+    workdir: str | os.PathLike | None = None,
+    progress: Progress | None = None,
+    knobs: Sequence[Knob] | None = None,
+) -> ExplainResult:
+    """The same for LLVM IR (`.ll`/`.bc`, a `reduce ir` lit test too) through llc, with `reduce ir`'s
+    oracle: one stage, `llc`. Raises ExplainError with IrInputError's kinds, or "not-interesting"."""
+    started = time.monotonic()
+    tools = find_llvm_tools(llc)
+    try:
+        module, _ = read_module(Path(path).read_bytes(), tools)
+        oracle = IrOracle(tools, predicate, kernel, tuple(llc_flags), None if alt_flags is None else tuple(alt_flags),
+                          cpu=mcpu, min_spills=min_spills, timeout=timeout, undef_guard=False,
+                          loop_guard=False).resolve(module)
+    except IrInputError as e:
+        raise ExplainError("not-interesting" if e.kind == "not-interesting" else e.kind, str(e)) from None
+    with _workdir(workdir) as work:
+        builds = IrBuilds(oracle, module, os.fspath(path), work)
+        gates = llc_gates(tools.llc)
+        version = run([tools.llc, "--version"], cwd=Path("/"), timeout=60).stdout
+        line = next((ln.strip() for ln in version.splitlines() if "version" in ln.lower()), tools.llc)
+        result = ExplainResult("ir", os.fspath(path), builds.target,
+                               demangle([builds.target], tools).get(builds.target, builds.target),
+                               f"{line} ({tools.llc})", builds.predicate.source, (LLC, ALT), {}, {}, gates, [], {},
+                               jobs=jobs)
+        ex = Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress, option_names(llc_help(tools.llc)))
+        result.lit_run = shlex.join(["llc", *oracle.command(LLC)[1:-3]])
+        result.seconds = time.monotonic() - started
+        return _run(ex, result, (LLC_STAGE,), passes, dumps, search, knob_table() if knobs is None else knobs)
+
+
+class _workdir:
+    """The directory every build runs in: the caller's, or a private temporary one removed after."""
+
+    def __init__(self, given: str | os.PathLike | None):
+        self.given = given
+        self.path = ""
+
+    def __enter__(self) -> str:
+        if self.given is not None:
+            os.makedirs(self.given, mode=0o700, exist_ok=True)
+            self.path = tempfile.mkdtemp(prefix="explain-", dir=self.given)
+        else:
+            self.path = tempfile.mkdtemp(prefix="reduce-explain-")
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)

@@ -28,6 +28,7 @@ from .instantiate import Instantiate
 from .lists import Initializers, ListElements
 from .macros import Macros
 from .params import Params
+from .plain import Plain
 from .rename import Rename
 from .replace import ReplaceCalls, ReplaceSubtrees, ReplaceTypes
 from .table_index import RebaseIndex
@@ -47,7 +48,7 @@ REGISTRY: dict[str, Pass] = _registry(
     Comments(), Blank("blank", "remove blank lines, indentation and runs of spaces; lines stay lines", join=False),
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
     Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
-    Hoist(), RebaseIndex(), Instantiate(), Unreached(), Folded(),
+    Hoist(), RebaseIndex(), Instantiate(), Unreached(), Folded(), Plain(),
     Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     ReplaceCalls(), ReplaceTypes(), ReplaceSubtrees(),
     *balanced_passes(),
@@ -55,7 +56,7 @@ REGISTRY: dict[str, Pass] = _registry(
 
 FIRST = ("comments", "blank", "unreached", "folded")
 MAIN = (
-    "unreached", "folded", "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases",
+    "unreached", "folded", "plain", "conditionals", "macros", "branches", "instantiate", "unused", "inline", "aliases",
     "constants", "global-to-local",
     "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",

@@ -23,8 +23,9 @@ class Pass:
     needs_tree: bool = False
     max_chunk: int | None = None  # cap on chunk size, for passes whose big chunks never work
     # A pass with a measure of its own (`progress`) may propose candidates up to this fraction
-    # larger than the file, when they lower that measure.
+    # larger than the file, plus `growth_bytes`, when they lower that measure.
     growth: float = 0.0
+    growth_bytes: int = 0
 
     def __init__(self, name: str | None = None, summary: str | None = None):
         self.name = name or self.name
@@ -41,11 +42,11 @@ class Pass:
 
     def progresses(self, src: Source, candidate: bytes) -> bool:
         """Whether `candidate` (a chunk of items applied to `src`) is worth a test: smaller, or
-        at most `growth` larger and lower by the pass's own measure. Each step then lowers (the
+        at most `growth` (and `growth_bytes`) larger and lower by the pass's own measure. Each step then lowers (the
         growing passes' measures, bytes) in lexicographic order, so no run cycles (notes/engine.md)."""
         if len(candidate) < len(src.text):
             return True
-        if not self.growth or len(candidate) > len(src.text) * (1 + self.growth):
+        if not self.growth or len(candidate) > len(src.text) * (1 + self.growth) + self.growth_bytes:
             return False
         return self.progress(Source(candidate, src.language)) < self.progress(src)
 

@@ -8,7 +8,9 @@ code fail; the compiler has just instantiated the kernel and knows what it used.
 front end, after Sema's end-of-file instantiations, and prints JSON: every declaration spelled
 in the main file with its byte range and whether the kernels reach it, each reached
 instantiation mapped back to the text it came from and merged over redeclarations; and every
-`if`, `if constexpr` and `?:` whose condition has one value wherever it was instantiated.
+`if`, `if constexpr` and `?:` whose condition has one value wherever it was instantiated; and
+each target kernel instantiated from a template as the plain definition clang prints for it
+(`Plain`, which passes/plain.py proposes).
 
 Like the values service (values.py) this module starts no process: `ClangValues` is given the
 front-end run (run/session.py builds it with the plugin's flags from `plugin_flags`) and
@@ -87,10 +89,25 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Plain:
+    """A target kernel instantiated from a template, as the plain definition clang printed for its
+    one argument list: `text`, to stand at the end of the file inside `namespaces`; [body) is the
+    template's body, which the candidate replaces by `;` so the instantiation is emitted no more
+    while its launcher still names it."""
+
+    kernel: str
+    name: str
+    body: tuple[int, int]
+    namespaces: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class Footprint:
     kernels: tuple[str, ...]
     entries: tuple[Entry, ...]
     conditions: tuple[Condition, ...]
+    plain: tuple[Plain, ...] = ()
 
     def unreached(self) -> list[Entry]:
         """The unreached entries not inside another unreached one, in file order."""
@@ -116,6 +133,9 @@ def parse(output: str, text: bytes) -> Footprint | None:
                                  tuple(c["then"]) if c["then"] else None, tuple(c["else"]) if c["else"] else None,
                                  c["init"])
                        for c in data["conditions"])
-    if any(not 0 <= e.begin < e.end <= len(text) for e in entries):
+    plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"])
+                  for p in data.get("plain", ()))
+    if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
+            or any(not 0 <= p.body[0] < p.body[1] <= len(text) for p in plain):
         return None
-    return Footprint(tuple(data["kernels"]), entries, conditions)  # type: ignore[arg-type]
+    return Footprint(tuple(data["kernels"]), entries, conditions, plain)  # type: ignore[arg-type]

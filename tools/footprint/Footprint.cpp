@@ -7,7 +7,11 @@
 //
 //   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
 //    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
-//    "init"}...]}
+//    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...]}
+//
+// `plain`: each target kernel instantiated from a template, printed as a plain definition (see
+// "plain kernels" below). A kernel asked for by a mangled name that no kernel has any more is
+// followed by its base name, as the oracle follows a renamed target.
 //
 // An entry is a declaration spelled in the main file (at namespace scope or as a class member)
 // that a reduction may delete as a whole: its byte range covers its template header, its
@@ -40,6 +44,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -307,7 +312,10 @@ private:
   void markText(const Decl *D);
   void markOffset(unsigned Offset);
   void patterns(const Decl *D, llvm::SmallVectorImpl<const Decl *> &Out);
+  bool named(const FunctionDecl *FD, const std::string &W);
   bool wanted(const FunctionDecl *FD);
+  static std::string baseName(StringRef Name);
+  llvm::json::Array plainKernels();
 
   ASTContext &Ctx;
   MainFile Main;
@@ -316,6 +324,8 @@ private:
   std::vector<Entry> Entries;
   std::vector<const Decl *> Roots;
   std::vector<std::string> KernelNames;
+  std::vector<const FunctionDecl *> Targets;
+  std::set<std::string> Unmatched;  // names asked for that no kernel has exactly
   llvm::DenseSet<const Decl *> Reached;
   llvm::DenseSet<const Type *> TypesSeen;
   llvm::DenseSet<const Decl *> SpecializationsReached;
@@ -603,17 +613,36 @@ void Footprint::reachType(QualType T) {
 
 // ----- roots -----
 
+bool Footprint::named(const FunctionDecl *FD, const std::string &W) {
+  return W == ASTNameGenerator(Ctx).getName(FD) || W == FD->getQualifiedNameAsString() || W == FD->getNameAsString();
+}
+
 bool Footprint::wanted(const FunctionDecl *FD) {
   if (Wanted.empty())
     return true;
-  ASTNameGenerator Names(Ctx);
-  std::string Mangled = Names.getName(FD);
-  std::string Qualified = FD->getQualifiedNameAsString();
-  std::string Plain = FD->getNameAsString();
   for (const auto &W : Wanted)
-    if (W == Mangled || W == Qualified || W == Plain)
+    if (named(FD, W) || (Unmatched.count(W) && baseName(W) == FD->getNameAsString()))
       return true;
   return false;
+}
+
+// A mangled name's own identifier (`_ZN3lib4kernILi2EEEvPi` -> `kern`), as the oracle reads it:
+// a reduction renames a kernel (a template made plain, a parameter deleted) and the oracle
+// then follows its target by this name, so the footprint does too.
+std::string Footprint::baseName(StringRef Name) {
+  if (!Name.starts_with("_Z"))
+    return Name.str();
+  std::string Mangled = Name.str();  // the demangler reads it until it is done
+  llvm::ItaniumPartialDemangler D;
+  if (D.partialDemangle(Mangled.c_str()))
+    return Mangled;
+  size_t N = 0;
+  char *Base = D.getFunctionBaseName(nullptr, &N);
+  std::string Out = Base ? std::string(Base) : Name.str();
+  std::free(Base);
+  if (auto Angle = Out.find('<'); Angle != std::string::npos)
+    Out.resize(Angle);
+  return Out;
 }
 
 // The kernels kept, and what makes them exist: every function whose code names one of them, or
@@ -652,10 +681,15 @@ void Footprint::findKernels() {
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
   std::deque<const FunctionDecl *> Up;
   llvm::DenseSet<const FunctionDecl *> Seen;
+  // a name no kernel has exactly selects the kernels of its base name (the oracle's rule)
+  for (const auto &W : Wanted)
+    if (std::none_of(C.Kernels.begin(), C.Kernels.end(), [&](FunctionDecl *K) { return named(K, W); }))
+      Unmatched.insert(W);
   for (FunctionDecl *K : C.Kernels) {
     if (!wanted(K))
       continue;
     KernelNames.push_back(ASTNameGenerator(Ctx).getName(K));
+    Targets.push_back(K);
     if (Seen.insert(K->getCanonicalDecl()).second)
       Up.push_back(K);
   }
@@ -1181,6 +1215,329 @@ void Footprint::drain() {
   } while (reachNamed(ConstraintNames, false) && !Work.empty());
 }
 
+// ----- plain kernels -----
+//
+// A target kernel that is a template's instantiation, printed as the plain function it is for
+// its one argument list (issue 41's "the kernel becomes plain"): clang's printer writes the
+// instantiated body with every template parameter replaced, but loses what an instantiation
+// holds outside its text, so these are written back from the AST: `__global__`, the launch
+// bounds with their arguments evaluated, and `if constexpr`, whose taken branch alone is
+// printed (the other was never instantiated); a generic lambda's body is still a pattern and
+// keeps `if constexpr`. A proposal: the pass that uses it (reducer/passes/plain.py) goes
+// through the oracle like any other.
+
+// Names for the class types the plain definition spells, declared before it
+// (`using __plain_t0 = ck::TensorDescriptor<...>;`): a reduction's tree-sitter parse reads
+// `A<B<1>, C<2>>, int> x` in a parameter list or `A<...>::Run<false>(...)` as comparisons, and a
+// candidate with more parse errors than its file is never tested.
+class TypeNames {
+public:
+  TypeNames(const PrintingPolicy &P) : Policy(P) {}
+  // `T` as printed, or its alias when it is a template's specialization
+  std::string spell(QualType T) {
+    std::string S = T.getAsString(Policy);
+    if (S.find('<') == std::string::npos)
+      return S;
+    auto It = ByText.find(S);
+    if (It != ByText.end())
+      return It->second;
+    std::string Definition = decomposed(T).value_or(S);  // its type arguments named first
+    std::string Name = "__plain_t" + std::to_string(ByText.size());
+    ByText[S] = Name;
+    Declarations += "using " + Name + " = " + Definition + ";\n";
+    return Name;
+  }
+  std::string Declarations;
+
+private:
+  // A class template's specialization with each type argument spelled (so aliased) on its own:
+  // tree-sitter loses its way in nested argument lists even in an alias.
+  std::optional<std::string> decomposed(QualType T) {
+    auto *S = dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsCXXRecordDecl());
+    if (!S || T.hasLocalQualifiers() || !isa<RecordType>(T.getCanonicalType()))
+      return std::nullopt;
+    std::string Name = S->getSpecializedTemplate()->getQualifiedNameAsString();
+    if (Name.find('(') != std::string::npos)  // `(anonymous namespace)::`
+      return std::nullopt;
+    std::vector<std::string> Args;
+    for (const TemplateArgument &A : S->getTemplateArgs().asArray()) {
+      if (A.getKind() == TemplateArgument::Pack) {
+        for (const TemplateArgument &E : A.pack_elements())
+          Args.push_back(argument(E));
+      } else
+        Args.push_back(argument(A));
+    }
+    std::string Out = Name + "<";
+    for (size_t I = 0; I < Args.size(); ++I)
+      Out += (I ? ", " : "") + Args[I];
+    return Out + ">";
+  }
+  std::string argument(const TemplateArgument &A) {
+    if (A.getKind() == TemplateArgument::Type)
+      return spell(A.getAsType());
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    A.print(Policy, OS, /*IncludeType=*/true);
+    return Out;
+  }
+  PrintingPolicy Policy;
+  std::map<std::string, std::string> ByText;
+};
+
+// Prints what the statement printer cannot: `if constexpr`, and names qualified by a class
+// template's specialization, through their alias.
+class PlainHelper : public PrinterHelper {
+public:
+  PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names) : Ctx(Ctx), Policy(P), Names(Names) {}
+  bool handledStmt(Stmt *S, raw_ostream &OS) override {
+    if (auto *If = dyn_cast<IfStmt>(S); If && If->isConstexpr() && !If->getConditionVariable())
+      return constexprIf(If, OS);
+    if (auto *DS = dyn_cast<DeclStmt>(S); DS && DS->isSingleDecl())
+      return declaration(DS, OS);
+    if (auto *E = dyn_cast<DeclRefExpr>(S))
+      return qualified(E, OS);
+    if (auto *E = dyn_cast<Expr>(S))
+      return folded(E, OS);
+    return false;
+  }
+
+private:
+  // A local variable: the declaration printer knows no helper, so its initialiser is printed
+  // again with this one, in its place.
+  bool declaration(DeclStmt *DS, raw_ostream &OS) {
+    auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!VD || !VD->getInit())
+      return false;
+    std::string Text, Plain, Helped;
+    llvm::raw_string_ostream T(Text), P(Plain), H(Helped);
+    VD->print(T, Policy);
+    VD->getInit()->printPretty(P, nullptr, Policy, 0, "\n", &Ctx);
+    VD->getInit()->printPretty(H, this, Policy, 0, "\n", &Ctx);
+    size_t At = Text.rfind(Plain);
+    if (Plain.empty() || At == std::string::npos)
+      return false;
+    OS << Text.substr(0, At) << Helped << Text.substr(At + Plain.size()) << ";\n";
+    return true;
+  }
+  // Whether `E` is a class-type template argument's object (`C`, `C.inner`).
+  static bool onParameterObject(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+      E = S->getReplacement()->IgnoreParenImpCasts();
+    if (auto *D = dyn_cast<DeclRefExpr>(E))
+      return isa<TemplateParamObjectDecl>(D->getDecl());
+    if (auto *M = dyn_cast<MemberExpr>(E))
+      return onParameterObject(M->getBase());
+    return false;
+  }
+  // `C.tile_m()` and `C.waves_n` of a class-type template argument, as their value: clang emits
+  // them as constants where the printed `Config{2, 2, 4}.tile_m()` would build a temporary and
+  // call, which the optimiser then sees in another order (wgrad_tiny_pos: 1,232 instructions
+  // with spills against 1,193 without).
+  bool folded(Expr *E, raw_ostream &OS) {
+    const Expr *Object = nullptr;
+    if (auto *M = dyn_cast<MemberExpr>(E))
+      Object = M->getBase();
+    else if (auto *C = dyn_cast<CXXMemberCallExpr>(E))
+      Object = C->getImplicitObjectArgument();
+    QualType T = E->getType();
+    Expr::EvalResult R;
+    if (!Object || !onParameterObject(Object) || !T->isIntegralOrEnumerationType() || E->isValueDependent() ||
+        !E->EvaluateAsInt(R, Ctx))
+      return false;
+    const llvm::APSInt &V = R.Val.getInt();
+    if (T->isBooleanType())
+      OS << (V.getBoolValue() ? "true" : "false");
+    else if (Ctx.hasSameType(T.getUnqualifiedType(), Ctx.IntTy))
+      OS << V;
+    else
+      OS << "((" << T.getUnqualifiedType().getAsString(Policy) << ")" << V << ")";
+    return true;
+  }
+
+  bool constexprIf(IfStmt *If, raw_ostream &OS) {
+    Expr *Cond = If->getCond();
+    bool Value = false;
+    if (!Cond->isValueDependent() && Cond->EvaluateAsBooleanCondition(Value, Ctx)) {
+      Stmt *Taken = Value ? If->getThen() : If->getElse();
+      if (!If->getInit() && Taken && isa<CompoundStmt>(Taken)) {
+        print(Taken, OS);
+        return true;
+      }
+      OS << "{\n";
+      if (If->getInit())
+        print(If->getInit(), OS);
+      if (Taken)
+        print(Taken, OS);
+      OS << "}\n";
+      return true;
+    }
+    if (If->getInit())
+      return false;
+    OS << "if constexpr (";
+    Cond->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+    OS << ") ";
+    print(If->getThen(), OS);
+    if (If->getElse()) {
+      OS << "else ";
+      print(If->getElse(), OS);
+    }
+    return true;
+  }
+  bool qualified(DeclRefExpr *E, raw_ostream &OS) {
+    NestedNameSpecifier Q = E->getQualifier();
+    if (!Q || Q.getKind() != NestedNameSpecifier::Kind::Type)
+      return false;
+    OS << Names.spell(QualType(Q.getAsType(), 0)) << "::" << (E->hasTemplateKeyword() ? "template " : "")
+       << E->getNameInfo();
+    if (E->hasExplicitTemplateArgs())
+      printTemplateArgumentList(OS, E->template_arguments(), Policy);
+    return true;
+  }
+  // A statement as a statement: an expression gets its `;`.
+  void print(Stmt *S, raw_ostream &OS) {
+    S->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+    if (isa<Expr>(S))
+      OS << ";\n";
+  }
+  ASTContext &Ctx;
+  PrintingPolicy Policy;
+  TypeNames &Names;
+};
+
+// The value of an attribute's argument, evaluated in the instantiation.
+static std::optional<std::string> evaluated(ASTContext &Ctx, const Expr *E) {
+  if (!E)
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
+    return std::nullopt;
+  return llvm::toString(R.Val.getInt(), 10);
+}
+
+// The attributes the instantiation holds that decide its code: `__global__` and the launch
+// bounds (the HIP macro's, and the AMDGPU ones). Nullopt: one of them could not be evaluated.
+static std::optional<std::string> kernelAttributes(ASTContext &Ctx, const FunctionDecl *FD) {
+  std::string Out = "__attribute__((global))";
+  for (const Attr *A : FD->attrs()) {
+    std::vector<const Expr *> Args;
+    std::string Name;
+    if (auto *L = dyn_cast<CUDALaunchBoundsAttr>(A)) {
+      Name = "launch_bounds";
+      Args = {L->getMaxThreads(), L->getMinBlocks()};
+      if (L->getMaxBlocks())
+        Args.push_back(L->getMaxBlocks());
+    } else if (auto *W = dyn_cast<AMDGPUFlatWorkGroupSizeAttr>(A)) {
+      Name = "amdgpu_flat_work_group_size";
+      Args = {W->getMin(), W->getMax()};
+    } else if (auto *W = dyn_cast<AMDGPUWavesPerEUAttr>(A)) {
+      Name = "amdgpu_waves_per_eu";
+      Args = {W->getMin(), W->getMax()};
+    } else
+      continue;
+    while (!Args.empty() && !Args.back())
+      Args.pop_back();
+    // the pattern's own copy, which the instantiation keeps next to its evaluated one
+    if (std::any_of(Args.begin(), Args.end(), [](const Expr *E) { return E && E->isValueDependent(); }))
+      continue;
+    std::string List;
+    for (const Expr *E : Args) {
+      auto V = evaluated(Ctx, E);
+      if (!V)
+        return std::nullopt;
+      List += (List.empty() ? "" : ", ") + *V;
+    }
+    std::string Printed = " __attribute__((" + Name + "(" + List + ")))";
+    if (Out.find(Printed) == std::string::npos)  // the pattern's copy of an attribute that depends on nothing
+      Out += Printed;
+  }
+  return Out;
+}
+
+// The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
+// print: not an instantiation, a parameter pack, an attribute whose value is unknown.
+static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD) {
+  if (!FD->isTemplateInstantiation() || !FD->getBody() || !FD->getReturnType()->isVoidType())
+    return std::nullopt;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern)
+    return std::nullopt;
+  for (const ParmVarDecl *P : Pattern->parameters())
+    if (P->isParameterPack())
+      return std::nullopt;
+  auto Attributes = kernelAttributes(Ctx, FD);
+  if (!Attributes)
+    return std::nullopt;
+  PrintingPolicy Policy = Ctx.getPrintingPolicy();
+  Policy.AnonymousTagLocations = false;
+  Policy.SuppressImplicitBase = true;
+  Policy.FullyQualifiedName = true;
+  TypeNames Names(Policy);
+  std::string Signature, Body;
+  llvm::raw_string_ostream OS(Signature);
+  // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
+  // `inline` keeps it, where a plain definition would make them internal and change the code
+  OS << (FD->isExternallyVisible() ? "inline " : "") << *Attributes << " void " << FD->getName() << "(";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    QualType T = P->getType();
+    OS << (I ? ", " : "");
+    QualType Bare = T.getLocalUnqualifiedType();
+    if (Bare.getAsString(Policy).find('<') != std::string::npos &&
+        (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
+      OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << " " << P->getName();
+    else
+      T.print(OS, Policy, P->getName());
+  }
+  OS << ")\n";
+  llvm::raw_string_ostream BodyOS(Body);
+  PlainHelper Helper(Ctx, Policy, Names);
+  FD->getBody()->printPretty(BodyOS, &Helper, Policy, 0, "\n", &Ctx);
+  std::string Text = Names.Declarations + Signature + Body;
+  return Text;
+}
+
+// Each target kernel instantiated from a template that no other target shares, as a plain
+// definition: the byte range of the template's body (a candidate replaces it by `;`, so the
+// instantiation is no longer emitted and the launcher still compiles), the namespaces to
+// reopen at the end of the file, where every type its signature names is complete.
+llvm::json::Array Footprint::plainKernels() {
+  llvm::json::Array Out;
+  std::map<const FunctionDecl *, int> Shared;
+  for (const FunctionDecl *K : Targets)
+    if (auto *P = K->getTemplateInstantiationPattern())
+      ++Shared[P];
+  for (const FunctionDecl *K : Targets) {
+    const FunctionDecl *Pattern = K->getTemplateInstantiationPattern();
+    if (!Pattern || Shared[Pattern] != 1 || !Pattern->getBody())
+      continue;
+    SourceRange Body = Pattern->getBody()->getSourceRange();
+    auto Span = Main.plain(Body) ? Main.span(Body, false) : std::nullopt;
+    auto Text = plainDefinition(Ctx, K);
+    if (!Span || !Text)
+      continue;
+    llvm::json::Array Namespaces;
+    std::vector<std::string> Reversed;
+    bool Ok = true;
+    for (const DeclContext *DC = K->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent()) {
+      if (auto *N = dyn_cast<NamespaceDecl>(DC))
+        Reversed.push_back(N->getName().str());
+      else if (!isa<LinkageSpecDecl>(DC))
+        Ok = false;
+    }
+    if (!Ok)
+      continue;
+    for (auto I = Reversed.rbegin(); I != Reversed.rend(); ++I)
+      Namespaces.push_back(*I);
+    Out.push_back(llvm::json::Object{{"kernel", ASTNameGenerator(Ctx).getName(K)},
+                                     {"name", K->getName()},
+                                     {"body", llvm::json::Array{Span->Begin, Span->End}},
+                                     {"namespaces", std::move(Namespaces)},
+                                     {"text", *Text}});
+  }
+  return Out;
+}
+
 // ----- the run -----
 
 void Footprint::run(llvm::raw_ostream &OS) {
@@ -1231,6 +1588,7 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["kernels"] = std::move(Kernels);
   Out["entries"] = std::move(Listed);
   Out["conditions"] = std::move(Conditions);
+  Out["plain"] = plainKernels();
   OS << llvm::json::Value(std::move(Out)) << "\n";
 }
 

@@ -1,0 +1,58 @@
+"""Make a target kernel plain: the instantiation of a kernel template, defined as the plain
+`__global__` function clang prints for its one argument list (the footprint's `plain`,
+text/footprint.py; issue 41).
+
+`instantiate` does the same from the text and stops where the text does not say enough (a
+kernel whose arguments name a class nested in the launcher's class, declared after the kernel:
+composable_kernel's). The compiler has the instantiation: every parameter replaced, the branches
+of `if constexpr` decided, the launch bounds evaluated. The plain definition goes at the end of
+the file, reopening the kernel's namespaces, where every type it names is complete; it keeps the
+kernel's name, so the oracle follows it as a renamed target. The template's body becomes `;` in
+the same item: its instantiation is then emitted no more, and the launcher that names it still
+compiles; `unreached` and the other passes take the template and the launcher afterwards.
+
+The printed text is a proposal, tested like any other item. The item may grow the file (a
+printed body spells its types in full): its measure is the kernel templates left with a body,
+which no pass but `macros` (whose measure ranks above) adds.
+"""
+from __future__ import annotations
+
+from ..text.edits import Edit, Item
+from ..text.source import Source
+from .base import Pass
+
+
+class Plain(Pass):
+    name = "plain"
+    summary = "define a target kernel instantiated from a template as the plain function clang prints (clang plugin)"
+    needs_tree = True
+    # the printed definition adds its signature and spells types in full, which on a small file
+    # is more than a twentieth
+    growth = 0.05
+    growth_bytes = 4096
+
+    def progress(self, src: Source) -> int:
+        """Kernel templates with a body."""
+        return sum(n.type == "template_declaration" and _kernel_definition(n, src.text) for n in src.nodes())
+
+    def enumerate(self, src: Source) -> list[Item]:
+        fp = src.values.footprint(src.text) if src.values is not None else None
+        if fp is None:
+            return []
+        end = len(src.text)
+        items: list[Item] = []
+        for p in fp.plain:
+            opening = "".join(f"namespace {n} {{ " for n in p.namespaces)
+            closing = "}" * len(p.namespaces)
+            definition = f"\n{opening}\n{p.text}{closing}\n".encode()
+            items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, definition)))
+        return items
+
+
+def _kernel_definition(template, text: bytes) -> bool:
+    """Whether a template declaration defines a `__global__` function."""
+    body = next((c for c in template.named_children if c.type == "function_definition"), None)
+    if body is None or body.child_by_field_name("body") is None:
+        return False
+    head = text[template.start_byte:body.child_by_field_name("body").start_byte]
+    return b"__global__" in head or b"__attribute__((global))" in head

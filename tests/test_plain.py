@@ -1,0 +1,109 @@
+"""The plain kernel (reducer/passes/plain.py, the footprint plugin's `plain`): a kernel template's
+instantiation printed by clang as a plain `__global__` function, built with clang 22 and the
+oracle's own compiler on both sides. No mocks."""
+from __future__ import annotations
+
+import shlex
+
+from conftest import ROOT, needs_clang22
+from test_footprint import compiler, compiles, service
+
+from interestingness.compiler.compile import SIDES
+from interestingness.oracle.spill import base_name
+from reducer.passes import REGISTRY
+from reducer.text.edits import apply
+from reducer.text.flatten import flatten, include_dirs
+from reducer.text.source import Source
+
+pytestmark = needs_clang22
+
+# a kernel template whose launch bounds, `if constexpr`, shared array and callee all depend on
+# its arguments, launched from an explicitly instantiated class template (the library shape)
+KERNEL = b"""#include <hip/hip_runtime.h>
+namespace lib {
+struct Cfg { int threads; int tile; __host__ __device__ constexpr int blocks() const { return tile * 2; } };
+template <class T, int N> struct Vec {
+  T v[N];
+  __device__ T sum() const { T s = 0; for (int i = 0; i < N; ++i) s += v[i] * v[i]; return s; }
+};
+template <int N> __device__ float scale(float x) {
+  if constexpr (N > 4) { static_assert(N > 4, "never instantiated"); return x * 3.5f; } else { return x + 1.25f; }
+}
+template <class T, Cfg C> __global__ void __launch_bounds__(C.threads, 2) kern(T* out, const T* in) {
+  __shared__ T stage[C.threads];
+  Vec<T, C.tile> v{};
+  for (int i = 0; i < C.tile; ++i) v.v[i] = in[threadIdx.x * C.tile + i];
+  stage[threadIdx.x] = v.sum();
+  __syncthreads();
+  if constexpr (C.tile > 2) {
+    out[threadIdx.x] = scale<C.tile>(stage[(threadIdx.x + 1) % C.threads]) + C.blocks();
+  } else {
+    out[threadIdx.x] = stage[0];
+  }
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T, lib::Cfg{128, 4}><<<1, 128>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+KERN = "_ZN3lib4kernIfXtlNS_3CfgELi128ELi4EEEEEvPT_PKS2_"
+
+
+def kernels(c, text: bytes) -> dict[str, dict]:
+    """{side: {kernel: its figures (instructions, VGPRs, launch bound, occupancy, ...)}} of one build."""
+    out: dict[str, dict] = {}
+    for side in SIDES:
+        built = c.compile(side, text)
+        assert built.ok, built.message
+        out[side] = built.summary.metrics
+    return out
+
+
+def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (KERN,))
+    fp = values.footprint(KERNEL, KERNEL)
+    assert fp is not None and [p.kernel for p in fp.plain] == [KERN]
+    plain = fp.plain[0]
+    # what -ast-print loses, written back from the AST: __global__, the evaluated launch bounds,
+    # and `if constexpr`: only the taken branch is printed, the other was never instantiated
+    assert plain.namespaces == ("lib",) and plain.name == "kern"
+    assert "__attribute__((global))" in plain.text and "amdgpu_flat_work_group_size(1, 128)" in plain.text
+    assert "amdgpu_waves_per_eu(2)" in plain.text and "__attribute__((shared))" in plain.text
+    assert "never instantiated" not in plain.text and "if constexpr" not in plain.text
+    src = Source(KERNEL, "cuda", values.bind(lambda probe, part=KERNEL: part + probe))
+    step = REGISTRY["plain"]
+    (item,) = step.enumerate(src)
+    candidate = apply(KERNEL, item)
+    # a test the engine would make: it grows the file, within the pass's measure
+    assert len(candidate) > len(KERNEL) and step.progresses(src, candidate)
+    assert Source(candidate, "cuda").error_count <= Source(KERNEL, "cuda").error_count
+    before, after = kernels(c, KERNEL), kernels(c, candidate)
+    for side in SIDES:
+        (name,) = after[side]
+        # the template's instantiation is no longer emitted; the plain kernel has its base name
+        assert name != KERN and base_name(name) == "kern" and "kernIf" not in name
+        # the same code: every figure, the launch bound of 128 and the instruction count included
+        assert after[side][name] == before[side][KERN] and after[side][name]["max_flat_workgroup_size"] == 128
+    # the footprint follows the renamed target by its base name, and has nothing left to make plain
+    again = values.footprint(candidate, candidate)
+    assert again is not None and again.kernels == (name,) and again.plain == ()
+    assert compiles(c, candidate)
+
+
+def test_a_corpus_kernel_becomes_plain_and_keeps_its_code(tmp_path):
+    directory = ROOT / "corpora" / "wgrad_tiny_pos"
+    flags = shlex.split((directory / "flags").read_text())
+    text, _ = flatten(directory / "repro.hip", (directory / "repro.hip").read_bytes(), include_dirs(flags, ROOT))
+    c = compiler(tmp_path, flags, ROOT)
+    values = service(c)
+    src = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
+    (item,) = REGISTRY["plain"].enumerate(src)
+    candidate = apply(text, item)
+    assert b"template <Config C> __global__" not in candidate.split(b"wgrad_kernel(")[0][-200:]
+    before, after = kernels(c, text), kernels(c, candidate)
+    for side in SIDES:
+        ((old, figures),), ((new, plain_figures),) = before[side].items(), after[side].items()
+        assert base_name(new) == base_name(old) == "wgrad_kernel" and new != old
+        assert plain_figures == figures

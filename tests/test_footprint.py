@@ -72,9 +72,9 @@ def reached(fp: footprint.Footprint, text: bytes) -> dict[str, bool]:
 
 
 def without_unreached(fp: footprint.Footprint, text: bytes) -> bytes:
-    """The one candidate the passes try first: every unreached declaration deleted, every branch
-    no instantiation takes emptied."""
-    edits = [Edit(e.begin, e.end) for e in fp.unreached()]
+    """The one candidate the passes try first: every unreached declaration and idle explicit
+    instantiation deleted, every branch no instantiation takes emptied."""
+    edits = [Edit(e.begin, e.end) for e in fp.unreached()] + [Edit(b, e) for b, e in fp.idle]
     for c in fp.discarded():
         branch = c.orelse if c.value else c.then
         if branch is not None:

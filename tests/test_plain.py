@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 
 from conftest import ROOT, needs_clang22
-from test_footprint import compiler, compiles, service
+from test_footprint import compiler, service
 
 from interestingness.compiler.compile import SIDES
 from interestingness.oracle.spill import base_name
@@ -89,7 +89,13 @@ def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
     # the footprint follows the renamed target by its base name, and has nothing left to make plain
     again = values.footprint(candidate, candidate)
     assert again is not None and again.kernels == (name,) and again.plain == ()
-    assert compiles(c, candidate)
+    # the launcher now makes no kept kernel exist: `unreached` takes it, the template and the
+    # class around it in one candidate, and the kernel's code stays the same
+    assert [candidate[b:e] for b, e in again.idle] == [b"template struct Launcher<float>;"]
+    plain_src = Source(candidate, "cuda", values.bind(lambda probe, part=candidate: part + probe))
+    alone = apply(candidate, [e for i in REGISTRY["unreached"].enumerate(plain_src) for e in i])
+    assert b"Launcher" not in alone and b"template <class T, Cfg C>" not in alone and b"kern(" in alone
+    assert kernels(c, alone) == after
 
 
 def test_a_corpus_kernel_becomes_plain_and_keeps_its_code(tmp_path):

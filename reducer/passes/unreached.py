@@ -1,6 +1,7 @@
 """Delete what the kept kernels do not reach, as the compiler says (the footprint, text/footprint.py):
-every unreached declaration of the file, and every `if constexpr` branch that no instantiation
-takes, emptied.
+every unreached declaration of the file, every explicit instantiation that makes no kept kernel
+exist (a launcher whose kernel `plain` made plain), and every `if constexpr` branch that no
+instantiation takes, emptied.
 
 The two go together: a template's branch that no instantiation takes is still parsed, and the
 names it uses without depending on the template must stay declared; the footprint calls a
@@ -25,7 +26,8 @@ class Unreached(Pass):
         fp = src.values.footprint(src.text) if src.values is not None else None
         if fp is None:
             return []
-        items = [deletion(*line_span(src.text, e.begin, e.end)) for e in fp.unreached()]
+        items = [deletion(*line_span(src.text, b, e))
+                 for b, e in [*((e.begin, e.end) for e in fp.unreached()), *fp.idle]]
         for c in fp.discarded():
             branch = c.orelse if c.value else c.then
             if branch is not None and src.text[branch[0]:branch[1]].strip() != b"{}":

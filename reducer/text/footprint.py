@@ -108,6 +108,9 @@ class Footprint:
     entries: tuple[Entry, ...]
     conditions: tuple[Condition, ...]
     plain: tuple[Plain, ...] = ()
+    # explicit instantiations that make no kept kernel exist ([begin, end) of each, to its `;`):
+    # the launcher of a kernel made plain, or another kernel's; the walk does not start there
+    idle: tuple[tuple[int, int], ...] = ()
 
     def unreached(self) -> list[Entry]:
         """The unreached entries not inside another unreached one, in file order."""
@@ -135,7 +138,8 @@ def parse(output: str, text: bytes) -> Footprint | None:
                        for c in data["conditions"])
     plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"])
                   for p in data.get("plain", ()))
+    idle = tuple((b, e) for b, e in data.get("idle", ()))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
-            or any(not 0 <= p.body[0] < p.body[1] <= len(text) for p in plain):
+            or any(not 0 <= b < e <= len(text) for b, e in (*(p.body for p in plain), *idle)):
         return None
-    return Footprint(tuple(data["kernels"]), entries, conditions, plain)  # type: ignore[arg-type]
+    return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle)  # type: ignore[arg-type]

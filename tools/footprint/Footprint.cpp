@@ -7,9 +7,11 @@
 //
 //   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
 //    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
-//    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...]}
+//    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...],
+//    "idle": [[begin, end]...]}
 //
-// `plain`: each target kernel instantiated from a template, printed as a plain definition (see
+// `idle`: the explicit instantiations that make no kept kernel exist (their kernel is plain, or
+// another's), which are then no roots. `plain`: each target kernel instantiated from a template, printed as a plain definition (see
 // "plain kernels" below). A kernel asked for by a mangled name that no kernel has any more is
 // followed by its base name, as the oracle follows a renamed target.
 //
@@ -181,6 +183,15 @@ bool isFriendDefinition(const FriendDecl *F) {
   return FD && FD->isThisDeclarationADefinition();
 }
 
+static bool explicitInstantiation(const Decl *D) {
+  TemplateSpecializationKind K = TSK_Undeclared;
+  if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(D))
+    K = S->getSpecializationKind();
+  else if (auto *V = dyn_cast<VarTemplateSpecializationDecl>(D))
+    K = V->getSpecializationKind();
+  return K == TSK_ExplicitInstantiationDefinition || K == TSK_ExplicitInstantiationDeclaration;
+}
+
 // Whether a declaration is one a reduction may delete. Class template specializations are, when
 // written as explicit specializations; explicit instantiations are not (they are roots).
 bool deletable(const Decl *D) {
@@ -314,6 +325,8 @@ private:
   void patterns(const Decl *D, llvm::SmallVectorImpl<const Decl *> &Out);
   bool named(const FunctionDecl *FD, const std::string &W);
   bool wanted(const FunctionDecl *FD);
+  bool launches(const Decl *D);
+  std::optional<Span> statementOf(const Decl *D);
   static std::string baseName(StringRef Name);
   llvm::json::Array plainKernels();
 
@@ -326,6 +339,8 @@ private:
   std::vector<std::string> KernelNames;
   std::vector<const FunctionDecl *> Targets;
   std::set<std::string> Unmatched;  // names asked for that no kernel has exactly
+  llvm::DenseSet<const FunctionDecl *> Launching;  // the kept kernels and what names them, canonical
+  std::set<std::pair<unsigned, unsigned>> IdleSpans;  // explicit instantiations that make no kept kernel exist
   llvm::DenseSet<const Decl *> Reached;
   llvm::DenseSet<const Type *> TypesSeen;
   llvm::DenseSet<const Decl *> SpecializationsReached;
@@ -345,6 +360,8 @@ void Footprint::collect(const DeclContext *DC, int Parent) {
       continue;
     if (deletable(D))
       add(D, Parent);
+    else if (explicitInstantiation(D))
+      continue;  // a root when it makes a kept kernel exist (run)
     else if (!D->isImplicit() && !isa<FieldDecl, AccessSpecDecl, IndirectFieldDecl>(D))
       Roots.push_back(D);  // spelled here and kept: what it names must stay
   }
@@ -716,6 +733,42 @@ void Footprint::findKernels() {
           Up.push_back(G);
     }
   }
+  Launching = std::move(Seen);
+}
+
+// Whether an explicit instantiation makes a kept kernel exist: it is, or its class has, a
+// function naming one.
+bool Footprint::launches(const Decl *D) {
+  if (auto *FD = dyn_cast<FunctionDecl>(D))
+    return Launching.contains(FD->getCanonicalDecl());
+  if (auto *RD = dyn_cast<CXXRecordDecl>(D)) {
+    for (const Decl *M : RD->decls())
+      if (isa<FunctionDecl, CXXRecordDecl>(M) && launches(M))
+        return true;
+    return false;
+  }
+  return true;  // a variable template's: kept
+}
+
+// The text of an explicit instantiation, `template` (or `extern template`) to its `;`.
+std::optional<Span> Footprint::statementOf(const Decl *D) {
+  SourceLocation Where;
+  if (auto *FD = dyn_cast<FunctionDecl>(D))
+    Where = FD->getPointOfInstantiation();
+  else if (auto *S = dyn_cast<ClassTemplateSpecializationDecl>(D))
+    Where = S->getPointOfInstantiation();
+  auto O = Main.offset(Where);
+  if (!O || !Where.isFileID())
+    return std::nullopt;
+  StringRef Text = Main.Text;
+  size_t Begin = Text.substr(0, *O).rfind("template");
+  size_t End = Text.find(';', *O);
+  if (Begin == StringRef::npos || End == StringRef::npos || Text.substr(Begin, *O - Begin).contains(';'))
+    return std::nullopt;
+  StringRef Before = Text.substr(0, Begin).rtrim();
+  if (Before.ends_with("extern"))
+    Begin = Before.size() - 6;
+  return Span{unsigned(Begin), unsigned(End + 1)};
 }
 
 // Explicit instantiations written in the file are kept (they are not entries): their
@@ -1553,6 +1606,13 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Instantiations I(Main);
   I.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (Decl *D : I.Found) {
+    // one that makes no kept kernel exist (a launcher whose kernel is now plain) is no root: it
+    // may go, with what only it needs
+    if (!launches(D))
+      if (auto S = statementOf(D)) {
+        IdleSpans.insert({S->Begin, S->End});  // a class's and its members' are one text
+        continue;
+      }
     Roots.push_back(D);
     reachSpelled(D);
   }
@@ -1589,6 +1649,10 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["entries"] = std::move(Listed);
   Out["conditions"] = std::move(Conditions);
   Out["plain"] = plainKernels();
+  llvm::json::Array Idle;
+  for (auto [Begin, End] : IdleSpans)
+    Idle.push_back(llvm::json::Array{Begin, End});
+  Out["idle"] = std::move(Idle);
   OS << llvm::json::Value(std::move(Out)) << "\n";
 }
 

@@ -12,8 +12,8 @@ the same item: its instantiation is then emitted no more, and the launcher that 
 compiles; `unreached` and the other passes take the template and the launcher afterwards.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
-printed body spells its types in full): its measure is the kernel templates left with a body,
-which no pass but `macros` (whose measure ranks above) adds.
+printed body spells its types in full): its measure is the templates defined with a body, which
+no pass but `macros` (whose measure ranks above) adds.
 """
 from __future__ import annotations
 
@@ -25,15 +25,30 @@ from .base import Pass
 class Plain(Pass):
     name = "plain"
     summary = "define a target kernel instantiated from a template as the plain function clang prints (clang plugin)"
-    needs_tree = True
     # the printed definition adds its signature and spells types in full, which on a small file
     # is more than a twentieth
     growth = 0.05
     growth_bytes = 4096
 
     def progress(self, src: Source) -> int:
-        """Kernel templates with a body."""
-        return sum(n.type == "template_declaration" and _kernel_definition(n, src.text) for n in src.nodes())
+        """Templates defined with a body (read from tokens: a kernel behind a macro of attributes is
+        no template to tree-sitter)."""
+        text, tokens = src.text, [t for t in src.tokens if t.kind != "comment"]
+        count = 0
+        for i, t in enumerate(tokens):
+            if text[t.start:t.end] != b"template" or i + 1 == len(tokens) or text[tokens[i + 1].start] != ord("<"):
+                continue
+            depth = 0
+            for u in tokens[i + 1:]:
+                c = text[u.start:u.end] if u.kind == "punct" else b""
+                if c in (b"(", b"["):
+                    depth += 1
+                elif c in (b")", b"]"):
+                    depth -= 1
+                elif depth == 0 and c in (b";", b"{"):
+                    count += c == b"{"
+                    break
+        return count
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None
@@ -48,11 +63,3 @@ class Plain(Pass):
             items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, definition)))
         return items
 
-
-def _kernel_definition(template, text: bytes) -> bool:
-    """Whether a template declaration defines a `__global__` function."""
-    body = next((c for c in template.named_children if c.type == "function_definition"), None)
-    if body is None or body.child_by_field_name("body") is None:
-        return False
-    head = text[template.start_byte:body.child_by_field_name("body").start_byte]
-    return b"__global__" in head or b"__attribute__((global))" in head

@@ -1285,7 +1285,7 @@ void Footprint::drain() {
 // candidate with more parse errors than its file is never tested.
 class TypeNames {
 public:
-  TypeNames(const PrintingPolicy &P) : Policy(P) {}
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P) : Ctx(Ctx), Policy(P) {}
   // `T` as printed, or its alias when it is a template's specialization
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
@@ -1294,7 +1294,14 @@ public:
     auto It = ByText.find(S);
     if (It != ByText.end())
       return It->second;
-    std::string Definition = decomposed(T).value_or(S);  // its type arguments named first
+    auto Decomposed = decomposed(T);  // its type arguments named first
+    // a member type of a specialization (`typename shape<T, C>::acc_t`): through the class's name
+    if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
+      if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(TT->getDecl()->getDeclContext()))
+        return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + TT->getDecl()->getName().str();
+    if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
+      return spell(C);
+    std::string Definition = Decomposed.value_or(S);
     std::string Name = "__plain_t" + std::to_string(ByText.size());
     ByText[S] = Name;
     Declarations += "using " + Name + " = " + Definition + ";\n";
@@ -1325,14 +1332,81 @@ private:
       Out += (I ? ", " : "") + Args[I];
     return Out + ">";
   }
+public:
   std::string argument(const TemplateArgument &A) {
     if (A.getKind() == TemplateArgument::Type)
       return spell(A.getAsType());
+    if (A.getKind() == TemplateArgument::Declaration)
+      if (auto *O = dyn_cast<TemplateParamObjectDecl>(A.getAsDecl()))
+        if (auto V = value(O->getValue(), O->getType()))
+          return *V;
     std::string Out;
     llvm::raw_string_ostream OS(Out);
     A.print(Policy, OS, /*IncludeType=*/true);
     return Out;
   }
+  // A class-type template argument's value as a literal of its type. Clang's own printing
+  // writes an enum member as its number (`kernel_config{{1, 1}, 32, ...}`), which does not
+  // compile back; here it is cast to its enum. Nullopt: a value of a kind this does not print
+  // (a float, a pointer, a union), left to clang.
+  std::optional<std::string> value(const APValue &V, QualType T) {
+    T = T.getCanonicalType().getUnqualifiedType();
+    switch (V.getKind()) {
+    case APValue::Int: {
+      std::string N = llvm::toString(V.getInt(), 10);
+      if (T->isBooleanType())
+        return std::string(V.getInt().getBoolValue() ? "true" : "false");
+      if (T->isEnumeralType() || !T->isSpecificBuiltinType(BuiltinType::Int))
+        return "(" + T.getAsString(Policy) + ")" + N;
+      return N;
+    }
+    case APValue::Struct: {
+      auto *RD = T->getAsCXXRecordDecl();
+      if (!RD)
+        return std::nullopt;
+      std::vector<std::string> Parts;
+      for (unsigned I = 0; I < V.getStructNumBases(); ++I) {
+        auto B = value(V.getStructBase(I), (RD->bases_begin() + I)->getType());
+        if (!B)
+          return std::nullopt;
+        Parts.push_back(*B);
+      }
+      unsigned I = 0;
+      for (const FieldDecl *F : RD->fields()) {
+        if (F->isUnnamedBitField())
+          continue;
+        auto E = value(V.getStructField(I++), F->getType());
+        if (!E)
+          return std::nullopt;
+        Parts.push_back(*E);
+      }
+      std::string Out = spell(T) + "{";
+      for (size_t J = 0; J < Parts.size(); ++J)
+        Out += (J ? ", " : "") + Parts[J];
+      return Out + "}";
+    }
+    case APValue::Array: {
+      const ArrayType *A = T->getAsArrayTypeUnsafe();
+      auto *CA = dyn_cast_or_null<ConstantArrayType>(A);
+      if (!CA)
+        return std::nullopt;
+      std::string Out = "{";
+      for (uint64_t J = 0; J < CA->getZExtSize(); ++J) {
+        const APValue &E = J < V.getArrayInitializedElts() ? V.getArrayInitializedElt(J) : V.getArrayFiller();
+        auto P = value(E, CA->getElementType());
+        if (!P)
+          return std::nullopt;
+        Out += (J ? ", " : "") + *P;
+      }
+      return Out + "}";
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+private:
+  ASTContext &Ctx;
   PrintingPolicy Policy;
   std::map<std::string, std::string> ByText;
 };
@@ -1347,8 +1421,17 @@ public:
       return constexprIf(If, OS);
     if (auto *DS = dyn_cast<DeclStmt>(S); DS && DS->isSingleDecl())
       return declaration(DS, OS);
+    if (auto *A = dyn_cast<AttributedStmt>(S))
+      return attributed(A, OS);
     if (auto *E = dyn_cast<DeclRefExpr>(S))
-      return qualified(E, OS);
+      return reference(E, OS);
+    if (auto *E = dyn_cast<SubstNonTypeTemplateParmExpr>(S))
+      if (auto *D = dyn_cast<DeclRefExpr>(E->getReplacement()->IgnoreParenImpCasts()))
+        if (auto *O = dyn_cast<TemplateParamObjectDecl>(D->getDecl()))
+          if (auto V = Names.value(O->getValue(), O->getType())) {
+            OS << *V;
+            return true;
+          }
     if (auto *E = dyn_cast<Expr>(S))
       return folded(E, OS);
     return false;
@@ -1358,18 +1441,40 @@ private:
   // A local variable: the declaration printer knows no helper, so its initialiser is printed
   // again with this one, in its place.
   bool declaration(DeclStmt *DS, raw_ostream &OS) {
+    if (auto *TD = dyn_cast<TypedefNameDecl>(DS->getSingleDecl())) {
+      OS << "using " << TD->getName() << " = " << Names.spell(TD->getUnderlyingType()) << ";\n";
+      return true;
+    }
     auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
-    if (!VD || !VD->getInit())
+    if (!VD)
       return false;
-    std::string Text, Plain, Helped;
-    llvm::raw_string_ostream T(Text), P(Plain), H(Helped);
+    std::string Text;
+    llvm::raw_string_ostream T(Text);
     VD->print(T, Policy);
-    VD->getInit()->printPretty(P, nullptr, Policy, 0, "\n", &Ctx);
-    VD->getInit()->printPretty(H, this, Policy, 0, "\n", &Ctx);
-    size_t At = Text.rfind(Plain);
-    if (Plain.empty() || At == std::string::npos)
+    bool Changed = false;
+    // the written type, when it is a class template's specialization: through its alias
+    QualType W = VD->getTypeSourceInfo() ? VD->getTypeSourceInfo()->getType() : VD->getType();
+    QualType Bare = W.getLocalUnqualifiedType();
+    std::string Written = Bare.getAsString(Policy);
+    if (Written.find('<') != std::string::npos && Bare->getAsCXXRecordDecl() &&
+        (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
+      if (size_t At = Text.find(Written + " "); At != std::string::npos) {
+        Text.replace(At, Written.size(), Names.spell(Bare));
+        Changed = true;
+      }
+    if (VD->getInit()) {
+      std::string Plain, Helped;
+      llvm::raw_string_ostream P(Plain), H(Helped);
+      VD->getInit()->printPretty(P, nullptr, Policy, 0, "\n", &Ctx);
+      VD->getInit()->printPretty(H, this, Policy, 0, "\n", &Ctx);
+      if (size_t At = Text.rfind(Plain); !Plain.empty() && At != std::string::npos) {
+        Text.replace(At, Plain.size(), Helped);
+        Changed = true;
+      }
+    }
+    if (!Changed)
       return false;
-    OS << Text.substr(0, At) << Helped << Text.substr(At + Plain.size()) << ";\n";
+    OS << Text << ";\n";
     return true;
   }
   // Whether `E` is a class-type template argument's object (`C`, `C.inner`).
@@ -1437,14 +1542,48 @@ private:
     }
     return true;
   }
-  bool qualified(DeclRefExpr *E, raw_ostream &OS) {
+  // A name qualified by a class template's specialization, or given template arguments:
+  // both through TypeNames (aliases, and class-type values that compile back).
+  bool reference(DeclRefExpr *E, raw_ostream &OS) {
     NestedNameSpecifier Q = E->getQualifier();
-    if (!Q || Q.getKind() != NestedNameSpecifier::Kind::Type)
+    bool ByType = Q && Q.getKind() == NestedNameSpecifier::Kind::Type;
+    if (!ByType && !E->hasExplicitTemplateArgs())
       return false;
-    OS << Names.spell(QualType(Q.getAsType(), 0)) << "::" << (E->hasTemplateKeyword() ? "template " : "")
-       << E->getNameInfo();
-    if (E->hasExplicitTemplateArgs())
-      printTemplateArgumentList(OS, E->template_arguments(), Policy);
+    if (ByType)
+      OS << Names.spell(QualType(Q.getAsType(), 0)) << "::";
+    else if (Q)
+      Q.print(OS, Policy);
+    OS << (E->hasTemplateKeyword() ? "template " : "") << E->getNameInfo();
+    if (!E->hasExplicitTemplateArgs())
+      return true;
+    OS << "<";
+    bool First = true;
+    for (const TemplateArgumentLoc &L : E->template_arguments()) {
+      OS << (First ? "" : ", ");
+      First = false;
+      const TemplateArgument &A = L.getArgument();
+      if (A.getKind() == TemplateArgument::Expression)
+        A.getAsExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      else
+        OS << Names.argument(A);
+    }
+    OS << ">";
+    return true;
+  }
+  // `#pragma unroll` without a count, which the attribute prints as `#pragma unroll (enable)`.
+  // In braces: a directive between a loop's head and its body is a statement tree-sitter cannot
+  // parse.
+  bool attributed(AttributedStmt *A, raw_ostream &OS) {
+    OS << "{\n";
+    for (const Attr *At : A->getAttrs()) {
+      auto *L = dyn_cast<LoopHintAttr>(At);
+      if (L && L->getOption() == LoopHintAttr::Unroll && L->getState() == LoopHintAttr::Enable)
+        OS << "#pragma unroll\n";
+      else
+        At->printPretty(OS, Policy);
+    }
+    print(A->getSubStmt(), OS);
+    OS << "}\n";
     return true;
   }
   // A statement as a statement: an expression gets its `;`.
@@ -1525,7 +1664,7 @@ static std::optional<std::string> plainDefinition(ASTContext &Ctx, const Functio
   Policy.AnonymousTagLocations = false;
   Policy.SuppressImplicitBase = true;
   Policy.FullyQualifiedName = true;
-  TypeNames Names(Policy);
+  TypeNames Names(Ctx, Policy);
   std::string Signature, Body;
   llvm::raw_string_ostream OS(Signature);
   // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):

@@ -45,7 +45,8 @@ class PassYield:
     answered: int = 0       # candidates answered by the persistent cache or another run's test
     not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
     prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
-    seconds: float = 0.0
+    seconds: float = 0.0    # wall seconds it ran
+    oracle_seconds: float = 0.0  # the oracle's, of its tests and of confirming what it kept (summed over -j)
 
 
 @dataclass
@@ -500,7 +501,7 @@ class _Charges:
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
         self._running: list[tuple[str, PassYield]] = []
-        self._since = (0.0, (0, 0, 0, 0))  # when the last charge was made, and the counts then
+        self._since: tuple[float, tuple[float, ...]] = (0.0, (0, 0, 0, 0, 0.0))  # the last charge's time, counts
 
     @contextmanager
     def to(self, name: str, stats: PassYield) -> Iterator[None]:
@@ -517,12 +518,13 @@ class _Charges:
         since, before = self._since
         if self._running:
             stats = self._running[-1][1]
-            tests, answered, compile_errors, build_known = (c - b for c, b in zip(counts, before))
-            stats.tests += tests
-            stats.answered += answered
-            stats.compile_errors += compile_errors
-            stats.build_known += build_known
+            tests, answered, compile_errors, build_known, oracle = (c - b for c, b in zip(counts, before))
+            stats.tests += int(tests)
+            stats.answered += int(answered)
+            stats.compile_errors += int(compile_errors)
+            stats.build_known += int(build_known)
             stats.seconds += now - since
+            stats.oracle_seconds += oracle
         self._since = (now, counts)
 
     def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
@@ -530,6 +532,6 @@ class _Charges:
         self._running = running
         self.evaluator.label = running[-1][0] if running else ""
 
-    def _counts(self) -> tuple[int, int, int, int]:
+    def _counts(self) -> tuple[float, ...]:
         c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known
+        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known, c.oracle_seconds

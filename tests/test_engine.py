@@ -286,6 +286,32 @@ def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
     assert len(set(same.values())) == 1
 
 
+def sweeps_run(jobs: int, rest_rate: int = 32) -> tuple[bytes, dict[int, tuple[bool, list[str]]], dict[str, int]]:
+    """The result, each sweep's passes (and whether it ran every main pass), each pass's candidates asked."""
+    runs: list[tuple[int, bool, str]] = []
+    with Evaluator(Contains((b"keep_me(1, 2)",)), jobs, "threading") as ev:
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)), rest_rate=rest_rate),
+                        hooks=Hooks(on_event=lambda kind, s: kind == "pass" and runs.append(
+                            (s.sweep, s.full_sweep, s.current_pass))))
+        out = engine.reduce(CODE)
+    sweeps: dict[int, tuple[bool, list[str]]] = {}
+    for sweep, full, name in runs:
+        sweeps.setdefault(sweep, (full, []))[1].append(name)
+    return out, sweeps, {name: y.asked for name, y in engine.status.per_pass.items()}
+
+
+def test_passes_that_paid_too_little_rest_a_sweep_the_same_at_any_jobs_and_the_run_ends_on_a_full_sweep():
+    out, sweeps, asked = sweeps_run(1)
+    assert not all(full for full, _ in sweeps.values())  # some sweep left a pass out
+    assert sweeps[max(sweeps)][0]  # the last sweep ran every main pass (and removed nothing)
+    assert sum(asked.values()) > 0
+    assert sweeps_run(3) == (out, sweeps, asked)  # candidates asked, rests and result: not -j's
+    with Evaluator(Contains((b"keep_me(1, 2)",))) as ev:  # a fixpoint: a full sweep removes nothing more
+        assert Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)))).reduce(out) == out
+    _, never, _ = sweeps_run(1, rest_rate=0)
+    assert all(full for full, _ in never.values())
+
+
 @dataclass
 class ConfirmsWithout(Contains):
     """Interesting while every needle is in; confirmed only when `must` is in too (a stricter

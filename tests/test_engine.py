@@ -297,14 +297,16 @@ def sweeps_run(jobs: int, rest_rate: int = 32) -> tuple[bytes, dict[int, tuple[b
     sweeps: dict[int, tuple[bool, list[str]]] = {}
     for sweep, full, name in runs:
         sweeps.setdefault(sweep, (full, []))[1].append(name)
-    return out, sweeps, {name: y.asked for name, y in engine.status.per_pass.items()}
+    return out, sweeps, {name: (y.asked, y.rested) for name, y in engine.status.per_pass.items()}
 
 
 def test_passes_that_paid_too_little_rest_a_sweep_the_same_at_any_jobs_and_the_run_ends_on_a_full_sweep():
     out, sweeps, asked = sweeps_run(1)
     assert not all(full for full, _ in sweeps.values())  # some sweep left a pass out
     assert sweeps[max(sweeps)][0]  # the last sweep ran every main pass (and removed nothing)
-    assert sum(asked.values()) > 0
+    assert sum(n for n, _ in asked.values()) > 0
+    for name in set(passes.MAIN) - set(passes.REVISIT) - set(passes.COARSE):  # these run between others too
+        assert asked[name][1] == sum(name not in ran for _, ran in sweeps.values()), name
     assert sweeps_run(3) == (out, sweeps, asked)  # candidates asked, rests and result: not -j's
     with Evaluator(Contains((b"keep_me(1, 2)",))) as ev:  # a fixpoint: a full sweep removes nothing more
         assert Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)))).reduce(out) == out

@@ -282,7 +282,7 @@ def test_every_test_is_counted_for_its_pass_across_budget_stops_kills_and_resume
         # the oracle's seconds too, earlier sessions' from the journal (which rounds each to a millisecond)
         assert abs(y["oracle_seconds"] - seconds_by_pass.get(name, 0.0)) <= 0.001 * by_pass.get(name, 0) + 0.01, name
     report = (workdir / "report.md").read_text()
-    assert "| B/test | oracle s | B/oracle-s |" in report and "B/oracle-s)" in r.stderr + r.stdout
+    assert "| B/test | oracle s | B/oracle-s |" in report and "| rested |" in report and "B/oracle-s)" in r.stderr + r.stdout
     outside = by_pass.get("", 0)  # the original's checks, the empty file's, each session's result checks
     assert sum(y["tests"] for y in summary["per_pass"].values()) + outside == summary["tests"] == journal_lines(workdir)
     assert summary["per_pass"]["tokens"]["prefiltered"] > 0 and "| pre-filtered |" in (workdir / "report.md").read_text()

@@ -49,6 +49,7 @@ class PassYield:
     # candidates put to the oracle and decided in order (tested, or answered from memory, the
     # cache or the journal): the same at any -j and on a replay, so the schedule's measure of cost
     asked: int = 0
+    rested: int = 0         # sweeps it sat out for having paid too little (Schedule.rest_rate)
     seconds: float = 0.0    # wall seconds it ran
     oracle_seconds: float = 0.0  # the oracle's, of its tests and of confirming what it kept (summed over -j)
 
@@ -217,6 +218,8 @@ class Engine:
         which passes removed something and what each paid for it."""
         self.status.sweep += 1
         self.status.full_sweep = len(sweep) == len(self.schedule.main)
+        for p in self.schedule.resting:
+            self._yield(p).rested += 1
         before = {p.name: copy(self._yield(p)) for p in sweep}
         self._over_parts(sweep, sweeping=True)
         after = {p.name: self._yield(p) for p in sweep}

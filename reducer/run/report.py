@@ -133,10 +133,12 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                   "errors). Did not compile: of its tests, those whose candidate the compiler refused, and their "
                   "share (`-` where the oracle cannot tell, a script's). Oracle s: the oracle's seconds for its "
                   "tests and for confirming what it kept, summed over parallel tests; seconds: the wall time "
-                  "it ran. B/test, B/oracle-s: bytes removed per test and per oracle second, what it paid.", "",
+                  "it ran. B/test, B/oracle-s: bytes removed per test and per oracle second, what it paid. "
+                  "Rested: the sweeps it sat out for having paid too little in the one before (less than a byte "
+                  "per so many candidates asked: notes/engine.md).", "",
                   "| pass | accepted | bytes removed | tests | B/test | oracle s | B/oracle-s | did not compile | "
-                  "answered | not smaller | pre-filtered | seconds |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "answered | not smaller | pre-filtered | seconds | rested |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
             shown = name + (f" (dropped: bug {dropped[name]})" if name in dropped else "")
             if any(y.get(k) for k in ("tests", "bytes_removed", "answered", "not_smaller", "prefiltered")) \
@@ -145,7 +147,7 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                 lines.append(f"| {shown} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | "
                              f"{per_test(y)} | {oracle} | {per_oracle_second(y)} | "
                              f"{compile_failures(y)} | {y.get('answered', 0)} | {y.get('not_smaller', 0)} | "
-                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} |")
+                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} | {y.get('rested', 0)} |")
         if (line := compile_failures_line(s["per_pass"])) is not None:
             lines += ["", line]
     if s["metrics"]:

@@ -8,6 +8,7 @@ from reducer import passes
 from reducer.engine.checkpoints import batch_size
 from reducer.engine.engine import Engine, Hooks, Replay
 from reducer.engine.evaluate import Evaluator
+from reducer.engine.journal import Journal
 from reducer.engine.schedule import Schedule
 from reducer.text.edits import Edit
 
@@ -345,6 +346,27 @@ def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_pa
             again, ev_j = reduce(CODE, other, jobs=jobs, confirm_batch=batch)
             assert again == result and other.confirmed == oracle.confirmed
             assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+
+
+def test_a_replay_from_the_journal_takes_the_path_of_the_run_it_replays_refusals_included(tmp_path):
+    """The journal holds the refusals of confirmations too; a replay that knew them before the
+    engine asked would skip the refused candidates where the run had kept them, and go another
+    way (and test again)."""
+    def run(oracle):
+        path: list[tuple[str, int, str]] = []
+        with Evaluator(oracle, 1, "threading", journal=Journal(tmp_path / "journal.jsonl")) as ev:
+            engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN))), confirm_batch=1,
+                            hooks=Hooks(on_event=lambda kind, s: kind in ("accept", "refused") and path.append(
+                                (kind, s.size, s.current_pass))))
+            result = engine.reduce(CODE)
+            ev.journal.close()
+        return result, path, {n: (y.asked, y.rested) for n, y in engine.status.per_pass.items()}
+
+    first = ConfirmsWithout((b"keep_me",), must=b"int a")
+    done = run(first)
+    assert any(kind == "refused" for kind, _, _ in done[1])  # a kept candidate was refused
+    again = ConfirmsWithout((b"keep_me",), must=b"int a")
+    assert run(again) == done and again.calls == [] and again.confirmed == []
 
 
 @dataclass

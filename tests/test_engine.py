@@ -8,6 +8,7 @@ from reducer import passes
 from reducer.engine.checkpoints import batch_size
 from reducer.engine.engine import Engine, Hooks, Replay
 from reducer.engine.evaluate import Evaluator
+from reducer.engine.journal import Journal
 from reducer.engine.schedule import Schedule
 from reducer.text.edits import Edit
 
@@ -286,6 +287,34 @@ def test_adaptive_sweeps_rerun_only_the_passes_that_removed_something():
     assert len(set(same.values())) == 1
 
 
+def sweeps_run(jobs: int, rest_rate: int = 32) -> tuple[bytes, dict[int, tuple[bool, list[str]]], dict[str, int]]:
+    """The result, each sweep's passes (and whether it ran every main pass), each pass's candidates asked."""
+    runs: list[tuple[int, bool, str]] = []
+    with Evaluator(Contains((b"keep_me(1, 2)",)), jobs, "threading") as ev:
+        engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)), rest_rate=rest_rate),
+                        hooks=Hooks(on_event=lambda kind, s: kind == "pass" and runs.append(
+                            (s.sweep, s.full_sweep, s.current_pass))))
+        out = engine.reduce(CODE)
+    sweeps: dict[int, tuple[bool, list[str]]] = {}
+    for sweep, full, name in runs:
+        sweeps.setdefault(sweep, (full, []))[1].append(name)
+    return out, sweeps, {name: (y.asked, y.rested) for name, y in engine.status.per_pass.items()}
+
+
+def test_passes_that_paid_too_little_rest_a_sweep_the_same_at_any_jobs_and_the_run_ends_on_a_full_sweep():
+    out, sweeps, asked = sweeps_run(1)
+    assert not all(full for full, _ in sweeps.values())  # some sweep left a pass out
+    assert sweeps[max(sweeps)][0]  # the last sweep ran every main pass (and removed nothing)
+    assert sum(n for n, _ in asked.values()) > 0
+    for name in set(passes.MAIN) - set(passes.REVISIT) - set(passes.COARSE):  # these run between others too
+        assert asked[name][1] == sum(name not in ran for _, ran in sweeps.values()), name
+    assert sweeps_run(3) == (out, sweeps, asked)  # candidates asked, rests and result: not -j's
+    with Evaluator(Contains((b"keep_me(1, 2)",))) as ev:  # a fixpoint: a full sweep removes nothing more
+        assert Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN)))).reduce(out) == out
+    _, never, _ = sweeps_run(1, rest_rate=0)
+    assert all(full for full, _ in never.values())
+
+
 @dataclass
 class ConfirmsWithout(Contains):
     """Interesting while every needle is in; confirmed only when `must` is in too (a stricter
@@ -317,6 +346,27 @@ def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_pa
             again, ev_j = reduce(CODE, other, jobs=jobs, confirm_batch=batch)
             assert again == result and other.confirmed == oracle.confirmed
             assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
+
+
+def test_a_replay_from_the_journal_takes_the_path_of_the_run_it_replays_refusals_included(tmp_path):
+    """The journal holds the refusals of confirmations too; a replay that knew them before the
+    engine asked would skip the refused candidates where the run had kept them, and go another
+    way (and test again)."""
+    def run(oracle):
+        path: list[tuple[str, int, str]] = []
+        with Evaluator(oracle, 1, "threading", journal=Journal(tmp_path / "journal.jsonl")) as ev:
+            engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN))), confirm_batch=1,
+                            hooks=Hooks(on_event=lambda kind, s: kind in ("accept", "refused") and path.append(
+                                (kind, s.size, s.current_pass))))
+            result = engine.reduce(CODE)
+            ev.journal.close()
+        return result, path, {n: (y.asked, y.rested) for n, y in engine.status.per_pass.items()}
+
+    first = ConfirmsWithout((b"keep_me",), must=b"int a")
+    done = run(first)
+    assert any(kind == "refused" for kind, _, _ in done[1])  # a kept candidate was refused
+    again = ConfirmsWithout((b"keep_me",), must=b"int a")
+    assert run(again) == done and again.calls == [] and again.confirmed == []
 
 
 @dataclass

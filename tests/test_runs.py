@@ -249,6 +249,14 @@ def journal_by_pass(workdir: Path) -> dict[str, int]:
     return counts
 
 
+def journal_seconds_by_pass(workdir: Path) -> dict[str, float]:
+    seconds: dict[str, float] = {}
+    for line in (workdir / "journal.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        seconds[record.get("by", "")] = seconds.get(record.get("by", ""), 0.0) + record["seconds"]
+    return seconds
+
+
 def test_every_test_is_counted_for_its_pass_across_budget_stops_kills_and_resumes(tmp_path):
     """A session stopped inside a pass, or killed, used to lose that pass's tests: a resumed run
     re-derived the accepts by replay, with the journal answering, and showed them with 0 tests."""
@@ -267,10 +275,14 @@ def test_every_test_is_counted_for_its_pass_across_budget_stops_kills_and_resume
     r = reduce("resume", workdir, "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     summary = json.loads((workdir / "summary.json").read_text())
-    by_pass = journal_by_pass(workdir)
+    by_pass, seconds_by_pass = journal_by_pass(workdir), journal_seconds_by_pass(workdir)
     for name, y in summary["per_pass"].items():
         assert y["tests"] == by_pass.get(name, 0), name
         assert y["accepted"] == 0 or y["tests"] > 0, name
+        # the oracle's seconds too, earlier sessions' from the journal (which rounds each to a millisecond)
+        assert abs(y["oracle_seconds"] - seconds_by_pass.get(name, 0.0)) <= 0.001 * by_pass.get(name, 0) + 0.01, name
+    report = (workdir / "report.md").read_text()
+    assert "| B/test | oracle s | B/oracle-s |" in report and "| rested |" in report and "B/oracle-s)" in r.stderr + r.stdout
     outside = by_pass.get("", 0)  # the original's checks, the empty file's, each session's result checks
     assert sum(y["tests"] for y in summary["per_pass"].values()) + outside == summary["tests"] == journal_lines(workdir)
     assert summary["per_pass"]["tokens"]["prefiltered"] > 0 and "| pre-filtered |" in (workdir / "report.md").read_text()

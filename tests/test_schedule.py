@@ -86,3 +86,36 @@ def test_within_a_pass_the_revisit_passes_run_once_the_part_has_shrunk_by_a_fift
     assert s.within(fold, b"x") == []                        # never within one of them
     s.begin(b"x" * 100, sweeping=False)                      # the first and last passes: never
     assert s.within(fine, b"x") == []
+
+
+def test_a_pass_that_paid_less_than_a_byte_per_rest_rate_candidates_rests_one_sweep():
+    a, b, c, r = passes.resolve(["lines", "tokens", "blank", "replace-calls"])
+    s = Schedule(main=[a, b, c], replace=[r], rest_rate=32)
+    # `b` bought 3 bytes for 100 candidates (less than one per 32), `c` nothing for nothing
+    assert s.next_sweep(s.main, [a, b], {"lines": (500, 40), "tokens": (3, 100), "blank": (0, 0)}) == [a, c]
+    assert names(s.resting) == ["tokens"]
+    # it never rests twice in a row, whatever its last sweep bought; `a` bought nothing this time
+    assert s.next_sweep([a, c], [c], {"lines": (0, 30), "blank": (10, 1)}) == [b, c]
+    assert names(s.resting) == ["lines"]
+    assert s.next_sweep([b, c], [b], {"tokens": (100, 100), "blank": (0, 5)}) == [a, b]  # `a` is back
+    # a sweep that left passes out and removed nothing: all of the main list, none resting, since
+    # the sweeps end only when every main pass has had its try on the final file
+    assert s.next_sweep([a, b], [], {"lines": (0, 30), "tokens": (0, 90)}) is s.main and s.resting == []
+    assert s.next_sweep(s.main, [c], {"lines": (0, 30), "tokens": (0, 90), "blank": (2, 5)}) == [c]
+    assert s.next_sweep([c], [], {"blank": (0, 5)}) is s.main
+    assert s.next_sweep(s.main, [], {n: (0, 9) for n in ("lines", "tokens", "blank")}) is s.replace
+    # a replacement accepted: main sweeps again; were every main pass to rest, none does
+    assert s.next_sweep(s.replace, [r], {"replace-calls": (7, 4)}) is s.main and s.resting == []
+    assert s.next_sweep(s.main, [], {n: (0, 9) for n in ("lines", "tokens", "blank")}) is s.replace
+    assert s.next_sweep(s.replace, [], {"replace-calls": (0, 4)}) == []
+
+
+def test_no_pass_rests_with_a_rest_rate_of_0_or_in_adaptive_sweeps():
+    a, b = passes.resolve(["lines", "tokens"])
+    paid = {"lines": (0, 100), "tokens": (5, 10)}
+    off = Schedule(main=[a, b], rest_rate=0)
+    assert off.next_sweep(off.main, [b], paid) is off.main and off.resting == []
+    adaptive = Schedule(main=[a, b], adaptive=True)
+    assert adaptive.next_sweep(adaptive.main, [b], paid) == [b]
+    assert adaptive.next_sweep([b], [], {"tokens": (0, 10)}) is adaptive.main and adaptive.resting == []
+    assert Schedule(main=[a, b]).rest_rate == 32  # on by default

@@ -24,6 +24,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -45,7 +46,12 @@ class PassYield:
     answered: int = 0       # candidates answered by the persistent cache or another run's test
     not_smaller: int = 0    # rejected without a test: no smaller than the current file (nor the pass's progress)
     prefiltered: int = 0    # candidates rejected without a test: more parse errors than the current file
-    seconds: float = 0.0
+    # candidates put to the oracle and decided in order (tested, or answered from memory, the
+    # cache or the journal): the same at any -j and on a replay, so the schedule's measure of cost
+    asked: int = 0
+    rested: int = 0         # sweeps it sat out for having paid too little (Schedule.rest_rate)
+    seconds: float = 0.0    # wall seconds it ran
+    oracle_seconds: float = 0.0  # the oracle's, of its tests and of confirming what it kept (summed over -j)
 
 
 @dataclass
@@ -186,7 +192,7 @@ class Engine:
         while True:
             sweep = self.schedule.main
             while sweep:
-                sweep = self.schedule.next_sweep(sweep, self._sweep(sweep))
+                sweep = self._sweep(sweep)
             if not self._checkpoint():
                 break
         self._over_parts(self.schedule.last)
@@ -208,12 +214,19 @@ class Engine:
         return self._join(list(self.parts))
 
     def _sweep(self, sweep: list[Pass]) -> list[Pass]:
-        """Run the passes of `sweep` over every part; those that removed something, in order."""
+        """Run the passes of `sweep` over every part; the next sweep, as the schedule says from
+        which passes removed something and what each paid for it."""
         self.status.sweep += 1
         self.status.full_sweep = len(sweep) == len(self.schedule.main)
-        before = {p.name: self._yield(p).accepted for p in sweep}
+        for p in self.schedule.resting:
+            self._yield(p).rested += 1
+        before = {p.name: copy(self._yield(p)) for p in sweep}
         self._over_parts(sweep, sweeping=True)
-        return [p for p in sweep if self._yield(p).accepted > before[p.name]]
+        after = {p.name: self._yield(p) for p in sweep}
+        paid = {name: (after[name].bytes_removed - y.bytes_removed, after[name].asked - y.asked)
+                for name, y in before.items()}
+        return self.schedule.next_sweep(sweep, [p for p in sweep if after[p.name].accepted > before[p.name].accepted],
+                                        paid)
 
     def _yield(self, p: Pass) -> PassYield:
         return self.status.per_pass.setdefault(p.name, PassYield())
@@ -312,7 +325,9 @@ class Engine:
                     raise
                 self._charges.charge()
                 # decided in order: up to the interesting one (-j N may have drawn more), or all
-                self._work += candidates.count if found is None else found[0] + 1
+                decided = candidates.count if found is None else found[0] + 1
+                self._work += decided
+                stats.asked += candidates.asked(decided)
                 if found is None:
                     if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
                         items = self._items(p, level, clock) or []
@@ -445,11 +460,18 @@ class _Counted:
 
     def __init__(self, candidates: Iterator[bytes | None]):
         self._candidates, self.count = candidates, 0
+        self._untested: list[int] = []  # indices of the None ones
 
     def __iter__(self) -> Iterator[bytes | None]:
         for candidate in self._candidates:
+            if candidate is None:
+                self._untested.append(self.count)
             self.count += 1
             yield candidate
+
+    def asked(self, decided: int) -> int:
+        """Of the first `decided` candidates, those put to the oracle."""
+        return decided - sum(i < decided for i in self._untested)
 
 
 class _Capped(Exception):
@@ -500,7 +522,7 @@ class _Charges:
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
         self._running: list[tuple[str, PassYield]] = []
-        self._since = (0.0, (0, 0, 0, 0))  # when the last charge was made, and the counts then
+        self._since: tuple[float, tuple[float, ...]] = (0.0, (0, 0, 0, 0, 0.0))  # the last charge's time, counts
 
     @contextmanager
     def to(self, name: str, stats: PassYield) -> Iterator[None]:
@@ -517,12 +539,13 @@ class _Charges:
         since, before = self._since
         if self._running:
             stats = self._running[-1][1]
-            tests, answered, compile_errors, build_known = (c - b for c, b in zip(counts, before))
-            stats.tests += tests
-            stats.answered += answered
-            stats.compile_errors += compile_errors
-            stats.build_known += build_known
+            tests, answered, compile_errors, build_known, oracle = (c - b for c, b in zip(counts, before))
+            stats.tests += int(tests)
+            stats.answered += int(answered)
+            stats.compile_errors += int(compile_errors)
+            stats.build_known += int(build_known)
             stats.seconds += now - since
+            stats.oracle_seconds += oracle
         self._since = (now, counts)
 
     def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
@@ -530,6 +553,6 @@ class _Charges:
         self._running = running
         self.evaluator.label = running[-1][0] if running else ""
 
-    def _counts(self) -> tuple[int, int, int, int]:
+    def _counts(self) -> tuple[float, ...]:
         c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known
+        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known, c.oracle_seconds

@@ -127,12 +127,12 @@ class Evaluator:
 
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict without a test: of an empty file, or one the store holds; an interesting one
-        whose confirmation failed is that failure."""
+        whose confirmation this run has seen fail is that failure."""
         if not self.allow_empty and self._empty(content):
             return EMPTY
         known = self.store.lookup(content)
         if known is not None and known.interesting and self.confirms:
-            refused = self.store.confirmation(content)
+            refused = self.store.settled_confirmation(content)
             if refused is not None and not refused.interesting:
                 return refused
         return known

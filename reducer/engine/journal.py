@@ -33,6 +33,7 @@ class Journal:
         self.tests_by: Counter[str] = Counter()  # of them, per pass that asked ("" outside passes)
         self.compile_errors_by: Counter[str] = Counter()  # of those, whose candidate did not compile
         self.build_known_by: Counter[str] = Counter()  # of those, whose verdict said whether it compiled
+        self.oracle_seconds_by: dict[str, float] = {}  # the oracle's seconds per pass, its confirmations' too
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self._load()
         self._fd = append_only(path)
@@ -40,15 +41,17 @@ class Journal:
     def _load(self) -> None:
         for record in read_records(self.path):
             self.elapsed = max(self.elapsed, record["t"])
+            by = record.get("by", "")
+            self.oracle_seconds_by[by] = self.oracle_seconds_by.get(by, 0.0) + record["seconds"]
             if record.get("confirm"):  # not a test: the confirmation of a candidate kept
                 self.confirmed[record["key"]] = Verdict(record["interesting"], record["reason"],
                                                         seconds=record["seconds"])
                 continue
             self.tests += 1
             kind = record.get("kind", UNKNOWN)
-            self.tests_by[record.get("by", "")] += 1
-            self.compile_errors_by[record.get("by", "")] += kind == COMPILE_ERROR
-            self.build_known_by[record.get("by", "")] += kind != UNKNOWN
+            self.tests_by[by] += 1
+            self.compile_errors_by[by] += kind == COMPILE_ERROR
+            self.build_known_by[by] += kind != UNKNOWN
             if record.get("check"):  # a stability check, not the candidate's verdict
                 continue
             self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"],

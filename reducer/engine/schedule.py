@@ -1,14 +1,16 @@
 """Which pass runs when: the first, main, replacement and last lists, and the rules that run some
-main passes again within a sweep (the coarse head, the folding passes), narrow sweeps (adaptive)
-and go past the deletion fixpoint (the replacement stage).
+main passes again within a sweep (the coarse head, the folding passes), rest a pass that paid too
+little for a sweep, narrow sweeps (adaptive) and go past the deletion fixpoint (the replacement
+stage).
 
 The engine runs passes and asks the schedule what comes next; the schedule never runs anything.
-Its answers follow from the part's size and text and from which passes removed something, never
-from timing, so a resumed run's replay asks the same questions and gets the same answers.
+Its answers follow from the part's size and text, from which passes removed something and from
+how many bytes they removed for how many candidates they put to the oracle, never from timing,
+so a resumed run's replay asks the same questions and gets the same answers.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .. import passes
 from ..passes import Pass
@@ -20,7 +22,8 @@ class Schedule:
 
     def __init__(self, *, first: Sequence[Pass] = (), main: Sequence[Pass], last: Sequence[Pass] = (),
                  replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
-                 coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, adaptive: bool = False):
+                 coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, adaptive: bool = False,
+                 rest_rate: int = 32):
         self.first, self.main, self.last = list(first), list(main), list(last)
         # The replacement stage (Vulcan's): once a sweep of the main list removes nothing, these
         # run as a sweep of their own; if one of them is accepted, the main sweeps resume (a
@@ -44,6 +47,19 @@ class Schedule:
         # After a full sweep, only the main passes that removed something run again, until none
         # does; then a full sweep again.
         self.adaptive = adaptive
+        # A main pass whose last sweep bought less than a byte per `rest_rate` candidates it put
+        # to the oracle (compile errors and not-interesting verdicts alike; none bought counts
+        # too) sits the next sweep out; it never rests two sweeps in a row, and the sweeps end
+        # only with a sweep of every main pass that removes nothing, so every pass has its full
+        # try on the final file and the result is the same kind of fixpoint. Late in a run most
+        # main passes re-ask about every item of a file that changed elsewhere and buy nothing,
+        # a test each; resting spends those tests every other sweep instead of every sweep, and
+        # the closing full sweep costs little where the file did not change (what the others
+        # asked is remembered). Measured in candidates decided, not seconds or tests run: the
+        # same at any -j and on a replay. 0: no pass rests (adaptive sweeps: none does either).
+        self.rest_rate = rest_rate
+        self._paid: dict[str, tuple[int, int]] = {}  # per main pass, its last sweep's (bytes removed, asked)
+        self.resting: list[Pass] = []  # the main passes the current sweep leaves out
         self._revisited: bytes | None = None  # the part's text when the revisit passes last ran; None: not in a sweep
         self._coarse_mark = 0                 # the part's size when the coarse head last ended
 
@@ -67,20 +83,37 @@ class Schedule:
                    revisit=[p for p in main if p.name in passes.REVISIT],
                    coarse=[p for p in main if p.name in passes.COARSE])
 
-    def next_sweep(self, swept: list[Pass], removed: list[Pass]) -> list[Pass]:
-        """A sweep of `swept` is over, and `removed` are its passes that removed something: the
-        passes of the next sweep, or none when the sweeps are over. After a sweep of the main
-        list that removed nothing comes the replacement stage; after the stage, the main list
-        again if it removed something, else nothing. Adaptive, the sweeps narrow to the passes
-        that removed something until none does, then sweep the main list again; a narrowed sweep
-        is never the main list itself, even when it holds every main pass."""
+    def next_sweep(self, swept: list[Pass], removed: list[Pass],
+                   paid: Mapping[str, tuple[int, int]] | None = None) -> list[Pass]:
+        """A sweep of `swept` is over, `removed` are its passes that removed something and `paid`
+        what each of its passes bought, (bytes removed, candidates put to the oracle): the passes
+        of the next sweep, or none when the sweeps are over. After a sweep of the main list that
+        removed nothing comes the replacement stage; after the stage, the main sweeps again if
+        it removed something, else nothing. While sweeps remove something, the main passes that
+        paid too little rest (`rest_rate`); a sweep that removed nothing with some resting is
+        followed by all of the main list. Adaptive, the sweeps narrow to the passes that removed
+        something until none does, then sweep the main list again. A sweep that leaves passes
+        out is never the main list itself, even when it holds every main pass."""
+        self._paid.update((p.name, paid[p.name]) for p in swept if paid and p.name in paid and p in self.main)
         if swept is self.replace:
-            return self.main if removed else []
+            return self._main_sweep() if removed else []
         if self.adaptive and removed:
             return removed
-        if removed or swept is not self.main:
-            return self.main
-        return self.replace
+        if removed:
+            return self._main_sweep()
+        self.resting = []
+        return self.main if swept is not self.main else self.replace
+
+    def _main_sweep(self) -> list[Pass]:
+        """The main list less the passes that rest: those whose last sweep paid less than a byte
+        per `rest_rate` candidates asked, unless they rested in the sweep before (or all would)."""
+        rested = self.resting
+        self.resting = [] if self.adaptive or not self.rest_rate else [
+            p for p in self.main if p not in rested and p.name in self._paid
+            and self._paid[p.name][0] * self.rest_rate < self._paid[p.name][1]]
+        if len(self.resting) == len(self.main):  # a sweep of nothing would end the sweeps
+            self.resting = []
+        return [p for p in self.main if p not in self.resting] if self.resting else self.main
 
     def begin(self, text: bytes, sweeping: bool) -> None:
         """A part whose text is `text` starts a list of passes: a sweep of main passes, or not."""

@@ -129,6 +129,14 @@ class VerdictStore:
                 self._confirmed[key] = known
             return known
 
+    def settled_confirmation(self, content: bytes) -> Verdict | None:
+        """The confirmation of `content` once this run has asked for it (of the oracle, or
+        answered by the journal or the cache then). The journal and the cache know refusals the
+        run has not met yet: a replay that went by them would skip a candidate the replayed run
+        kept (and was refused at its checkpoint), and take another path."""
+        with self._lock:
+            return self._confirmed.get(digest(content))
+
     def add_confirmation(self, content: bytes, verdict: Verdict) -> None:
         """The oracle's confirmation of `content` (never a failure of the machinery): remembered,
         cached and journalled."""

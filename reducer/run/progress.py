@@ -22,7 +22,7 @@ from ..engine.budget import Budget, format_seconds
 from ..engine.engine import Status
 from ..engine.verdicts import Counters
 from ..text.lexer import count_tokens
-from .report import compile_failures_line
+from .report import compile_failures_line, per_oracle_second, per_test
 
 
 def describe(status: Status, counters: Counters, budget: Budget | None = None) -> str:
@@ -101,6 +101,7 @@ class Progress:
         if per_pass is None:
             per_pass = {name: asdict(y) for name, y in (self._status.per_pass if self._status else {}).items()}
         passes_line = ", ".join(f"{name} -{y['bytes_removed']}B/{y['tests']}t/{y['seconds']:.0f}s"
+                                f" ({per_test(y)} B/test, {per_oracle_second(y)} B/oracle-s)"
                                 for name, y in sorted(per_pass.items(), key=lambda kv: -kv[1]["bytes_removed"])
                                 if y["tests"] or y["bytes_removed"])
         elapsed = self.budget.elapsed() if self.budget else 0.0

@@ -131,17 +131,23 @@ def render(s: dict[str, Any], plot: str | None) -> str:
                   "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
                   "test (no smaller than the current file, nor progress by the pass's own measure; more parse "
                   "errors). Did not compile: of its tests, those whose candidate the compiler refused, and their "
-                  "share (`-` where the oracle cannot tell, a script's).", "",
-                  "| pass | accepted | bytes removed | tests | did not compile | answered | not smaller | "
-                  "pre-filtered | seconds |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "share (`-` where the oracle cannot tell, a script's). Oracle s: the oracle's seconds for its "
+                  "tests and for confirming what it kept, summed over parallel tests; seconds: the wall time "
+                  "it ran. B/test, B/oracle-s: bytes removed per test and per oracle second, what it paid. "
+                  "Rested: the sweeps it sat out for having paid too little in the one before (less than a byte "
+                  "per so many candidates asked: notes/engine.md).", "",
+                  "| pass | accepted | bytes removed | tests | B/test | oracle s | B/oracle-s | did not compile | "
+                  "answered | not smaller | pre-filtered | seconds | rested |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, y in sorted(s["per_pass"].items(), key=lambda kv: -kv[1]["bytes_removed"]):
             shown = name + (f" (dropped: bug {dropped[name]})" if name in dropped else "")
             if any(y.get(k) for k in ("tests", "bytes_removed", "answered", "not_smaller", "prefiltered")) \
                     or name in dropped:
+                oracle = f"{y['oracle_seconds']:.1f}" if "oracle_seconds" in y else "-"
                 lines.append(f"| {shown} | {y['accepted']} | {y['bytes_removed']} | {y['tests']} | "
+                             f"{per_test(y)} | {oracle} | {per_oracle_second(y)} | "
                              f"{compile_failures(y)} | {y.get('answered', 0)} | {y.get('not_smaller', 0)} | "
-                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} |")
+                             f"{y.get('prefiltered', 0)} | {y['seconds']:.1f} | {y.get('rested', 0)} |")
         if (line := compile_failures_line(s["per_pass"])) is not None:
             lines += ["", line]
     if s["metrics"]:
@@ -165,6 +171,17 @@ def _phases(counters: dict[str, Any], values: dict[str, Any] | None) -> str:
     if values and values.get("runs"):
         parts.append(f"values service (front end) {values['seconds']:,.0f}")
     return ", ".join(parts)
+
+
+def per_test(y: dict[str, Any]) -> str:
+    """A pass's bytes removed per test of its candidates; `-` without a test."""
+    return f"{y['bytes_removed'] / y['tests']:.2f}" if y.get("tests") else "-"
+
+
+def per_oracle_second(y: dict[str, Any]) -> str:
+    """A pass's bytes removed per second of the oracle's work for it; `-` without any (no test,
+    or a state written before the oracle's seconds were counted per pass)."""
+    return f"{y['bytes_removed'] / y['oracle_seconds']:.1f}" if y.get("oracle_seconds") else "-"
 
 
 def compile_failures(y: dict[str, Any]) -> str:

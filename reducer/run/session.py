@@ -200,11 +200,12 @@ class _Session:
         # the parts' languages are read from the original: a flattened start file is parsed as its input is
         self.languages = subject.languages(original)
         self.language = self.languages[0]
-        # Replay re-derives accepts, bytes and the candidates rejected without a test. Tests come
-        # from the journal, which names the pass of each; seconds from the earlier sessions' state.
+        # Replay re-derives accepts, bytes and the candidates rejected without a test. Tests and
+        # oracle seconds come from the journal, which names the pass of each; wall seconds from
+        # the earlier sessions' state.
         journal = evaluator.journal
-        self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by)
-                                                 if journal is not None else ({},)))
+        self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by,
+                                                  journal.oracle_seconds_by) if journal is not None else ({},)))
         self.pass_bugs = {b.number: b for b in state.pass_bugs}
         self._engine: Engine | None = None  # made by `run`
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes

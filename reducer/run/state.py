@@ -179,16 +179,18 @@ class RunState:
 
 class PassTally:
     """Each pass's yield over all sessions. This session's replay re-derives its accepts, bytes
-    and rejections; its tests add to those the journal counts for it (a state saved before a kill
-    may lag behind the journal, and a journal of an older version names no pass), its seconds to
-    the earlier sessions' (from the state)."""
+    and rejections; its tests and oracle seconds add to those the journal counts for it (a state
+    saved before a kill may lag behind the journal, and a journal of an older version names no
+    pass), its wall seconds to the earlier sessions' (from the state)."""
 
     def __init__(self, earlier: dict[str, dict[str, Any]], earlier_tests: Mapping[str, int],
                  earlier_compile_errors: Mapping[str, int] | None = None,
-                 earlier_build_known: Mapping[str, int] | None = None):
+                 earlier_build_known: Mapping[str, int] | None = None,
+                 earlier_oracle_seconds: Mapping[str, float] | None = None):
         self.earlier = earlier
-        self.journalled = {"tests": dict(earlier_tests), "compile_errors": dict(earlier_compile_errors or {}),
-                           "build_known": dict(earlier_build_known or {})}
+        self.journalled: dict[str, Mapping[str, float]] = {
+            "tests": dict(earlier_tests), "compile_errors": dict(earlier_compile_errors or {}),
+            "build_known": dict(earlier_build_known or {}), "oracle_seconds": dict(earlier_oracle_seconds or {})}
 
     def over_sessions(self, status: Status) -> dict[str, dict[str, Any]]:
         per_pass = {}
@@ -198,4 +200,5 @@ class PassTally:
             per_pass[name] = {**now, **{key: now[key] + max(counts.get(name, 0), before.get(key, 0))
                                         for key, counts in self.journalled.items()},
                               "seconds": round(y.seconds + before.get("seconds", 0.0), 3)}
+            per_pass[name]["oracle_seconds"] = round(per_pass[name]["oracle_seconds"], 3)
         return per_pass

@@ -14,6 +14,7 @@ OPT`, `-D NAME`), so a change is never half an option.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 from collections import Counter
 from collections.abc import Sequence
@@ -133,8 +134,9 @@ def side_diff(ex: Any, stage: str, base: dict[str, Metrics | None]) -> SideDiff:
     diff = SideDiff(spilling.name, other.name, {s.name: s.spec() for s in (spilling, other)},
                     {spilling.name: b.by_hand(stage), other.name: b.by_hand(first)}, [])
     diff.changes = [str(c) for c in changes(spilling, other)]
+    clangs = {os.path.realpath(b.clang(st)) for st in b.stages}
     diff.differ = [what for what, differs in (("mode", spilling.lto != other.lto),
-                                              ("compiler", spilling.clang != other.clang),
+                                              ("compiler", len(clangs) > 1),
                                               ("flags", bool(diff.changes))) if differs]
     if diff.differ != ["flags"]:
         return diff

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -174,3 +175,53 @@ def test_a_side_pairs_explain_in_a_bundle_runs_from_a_copy(tmp_path):
         meta = out.stdout[re.search(rf"\.name:\s+{re.escape(r.target)}\n", out.stdout).start():]
         spills.append(int(re.search(r"\.vgpr_spill_count:\s+(\d+)", meta).group(1)))
     assert spills[0] == r.baseline["base"]["vgpr_spills"] > 0 and spills[1:] == [0, 0]
+
+
+class _Rule:
+    """A stand-in for explain's Explainer over two LTO sides: the spilling side `a` keeps its spill
+    unless both -A and -B are gone from its flags (the search's logic, no compiler)."""
+
+    def __init__(self, a: Side, b: Side):
+        from interestingness.tools.explain.stages import Build
+
+        self.Build, self.built = Build, []
+        sides = {s.name: s for s in (a, b)}
+        self.b = types_namespace(compiler=types_namespace(side=sides.__getitem__), sides=("a", "b"),
+                                 stages=("a.link", "a.prelink", "b.link", "b.prelink"),
+                                 side=lambda st: st.split(".")[0],
+                                 clang=lambda st: sides[st.split(".")[0]].clang or str(CLANG),
+                                 by_hand=lambda st, opts=(), side=None: shlex.join((side or sides["a"]).flags))
+
+    def build(self, stage, opts, side):
+        self.built.append(side.flags)
+        spills = 0 if not {"-A", "-B"} & set(side.flags) else 2
+        return self.Build(True, {"vgpr_spills": spills, "spill_ops": spills, "mfma": 4}, 0.1)
+
+    def verdict(self, stage, figures, base):
+        return figures["spill_ops"] > 0, ""
+
+    def map(self, fn, items, phase):
+        return [fn(i) for i in items]
+
+
+def types_namespace(**kw):
+    import types
+    return types.SimpleNamespace(**kw)
+
+
+def test_when_no_flag_moves_the_spill_alone_the_fewest_that_do_together_are_found_and_each_built():
+    from interestingness.tools.explain.side_diff import render, side_diff
+
+    ex = _Rule(parse_side("a=lto -A -C -B"), parse_side("b=lto"))
+    base = {"a": {"vgpr_spills": 2, "spill_ops": 2, "mfma": 4}, "b": {"vgpr_spills": 0, "spill_ops": 0, "mfma": 4}}
+    diff = side_diff(ex, "a.link", base)
+    assert diff.differ == ["flags"] and diff.changes == ["remove -A", "remove -C", "remove -B"]
+    assert diff.cause == ["remove -A", "remove -B"] and not diff.alone
+    assert ("-C",) in ex.built and len(ex.built) == len(set(ex.built)) == len(diff.tries)  # each set built once
+    md = "\n".join(render(diff))
+    assert "**Cause**: `remove -A`, `remove -B` together" in md and "```sh\n-C\n```" in md  # the set's build
+    # a compiler of its own on one side: said, not searched
+    ex = _Rule(parse_side("a=lto --clang=/opt/llvm-main/bin/clang++"), parse_side("b=lto"))
+    diff = side_diff(ex, "a.link", base)
+    assert diff.differ == ["compiler"] and not ex.built and not diff.cause
+    assert "**A compiler difference**" in "\n".join(render(diff)) and "cannot be bisected here" in "\n".join(render(diff))

@@ -229,8 +229,10 @@ def render(diff: SideDiff | None, run_from: str = "") -> list[str]:
             what = " alone" if diff.alone else " together (each of them needed)"
             out.append("**Cause**: " + ", ".join(f"`{c}`" for c in diff.cause) + f"{what} moves the spill "
                        f"(`add`: `{o}`'s flag given to `{a}`, `remove`: `{a}`'s own flag taken away).\n")
-            t = next(t for t in diff.tries if t.changes == diff.cause[:1] or t.changes == diff.cause)
-            out.append(f"`{a}` with it, by hand:\n\n```sh\n{t.command}\n```\n")
+            for chosen in ([[c] for c in diff.cause] if diff.alone else [diff.cause]):
+                t = next(t for t in diff.tries if t.changes == chosen)
+                out.append(f"`{a}` with " + ", ".join(f"`{c}`" for c in chosen)
+                           + f", by hand:\n\n```sh\n{t.command}\n```\n")
         if diff.note:
             out.append(f"{diff.note}.\n")
     return out

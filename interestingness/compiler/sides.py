@@ -81,7 +81,8 @@ def parse_sides(texts: Sequence[str]) -> tuple[Side, Side]:
     return a, b
 
 
-def default_predicate(sides: tuple[Side, Side]) -> str:
-    """The built-in predicate over these sides: the first in `lto`'s place, the second in `nolto`'s."""
+def default_predicate(sides: tuple[Side, Side], text: str = DEFAULT_PREDICATE) -> str:
+    """The built-in predicate (or `text`, one over lto/nolto) over these sides: the first in
+    `lto`'s place, the second in `nolto`'s."""
     names = dict(zip(SIDE_NAMES, (s.name for s in sides)))
-    return re.sub(r"(?<![\w])(lto|nolto)\.", lambda m: f"{names[m.group(1)]}.", DEFAULT_PREDICATE)
+    return re.sub(r"(?<![\w])(lto|nolto)\.", lambda m: f"{names[m.group(1)]}.", text)

@@ -145,15 +145,12 @@ def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: 
     """`reduce explain` of a reduction's result (a file set of `tree`, if given), into the bundle's
     EXPLAIN.md: which compiler passes make the difference, the builds written as the bundle has
     them (`by_hand`). None, said why, when it cannot."""
-    if options.sides:
-        say("note: no EXPLAIN.md: `reduce explain` knows the LTO pair only, not --side builds")
-        return None
     say("explaining the result: which compiler passes make the difference (--no-explain skips it)...")
     try:
         result = explain_file(options.file, options.flags, clang=options.clang, predicate=options.predicate,
                               kernels=list(kernels), jobs=jobs, timeout=options.timeout,
                               hip_headers=options.hip_headers, content=content, tree=tree, workdir=workdir,
-                              by_hand=by_hand)
+                              by_hand=by_hand, sides=parse_sides(options.sides))
     except ExplainError as e:
         say(f"note: no EXPLAIN.md: {e}")
         return None

@@ -21,15 +21,17 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from interestingness.compiler.sides import SideError, parse_sides
 from interestingness.compiler.toolchain import ToolchainError
 from interestingness.measure.predicates import PredicateError
 from interestingness.oracle.ir import BITCODE_MAGIC
 from interestingness.tools.explain import ExplainError, explain_file, explain_ir
 from interestingness.tools.explain.knobs import KnobError, knob_table
 from interestingness.tools.explain.report import render_markdown, write_explain
-from interestingness.tools.explain.stages import SOURCE_STAGES, STAGE_SHORT
+from interestingness.tools.explain.stages import stage_short, stage_sides
 
 from ..engine.budget import format_seconds
+from ..run import options
 from ..run.exits import (
     EXIT_INTERRUPTED,
     EXIT_LLC_REJECTS,
@@ -64,7 +66,7 @@ class Display:
             self.console.print(f"[explain] {info['message']}", highlight=False, markup=False, soft_wrap=True)
         elif kind == "plan":
             stages = info.get("per_stage")
-            detail = f" ({', '.join(f'{n} {STAGE_SHORT[s]}' for s, n in stages.items())})" if stages else ""
+            detail = f" ({', '.join(f'{n} {stage_short(s)}' for s, n in stages.items())})" if stages else ""
             self.console.print(f"[explain] {info['phase']}: {info['builds']} builds{detail}, about "
                                f"{format_seconds(info['estimate'])}", highlight=False, markup=False, soft_wrap=True)
         elif kind == "start":
@@ -100,14 +102,16 @@ def _names(text: str | None) -> list[str] | None:
 @click.argument("flags", nargs=-1, type=click.UNPROCESSED)
 @click.option("-j", "--jobs", type=click.IntRange(1), default=os.cpu_count() or 1, show_default="one per CPU",
               help="Builds run in parallel.")
-@click.option("--predicate", help="When the target kernel is interesting: over lto.METRIC / nolto.METRIC, or for IR "
+@click.option("--predicate", help="When the target kernel is interesting: over lto.METRIC / nolto.METRIC "
+              "(SIDE.METRIC with --side), or for IR "
               "llc.METRIC / alt.METRIC [default: the oracle's without its size clause (lto.instructions <= "
               "orig.lto.instructions: passes are compared, not sizes), or `reduce ir`'s].")
 @click.option("--kernel", "kernels", multiple=True, help="Target kernel: mangled name or part of the demangled one "
               "[default: the one a reduction would keep].")
 @click.option("--stages", help="The stages whose passes are disabled one at a time: link (the LTO link: LTO "
-              "pipeline and codegen in lld), prelink (the LTO side's device compile), nolto (the no-LTO compile) "
-              "[default: link,prelink when the LTO side has the spill, all three for the reverse predicate].")
+              "pipeline and codegen in lld), prelink (the LTO side's device compile), nolto (the no-LTO compile); "
+              "with two --side of one mode, SIDE.link, SIDE.prelink or SIDE.nolto "
+              "[default: the spilling side's stages when it is the first, all of them for the reverse predicate].")
 @click.option("--passes", "pass_names", help="Comma-separated pass names: disable only these (as opt-bisect's log "
               "names them); a name no stage runs is skipped with a note.")
 @click.option("--dumps/--no-dumps", default=True, show_default=True,
@@ -135,12 +139,13 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("--alt-flags", help="IR input: llc flags of the other side of a differential (alt.* in --predicate).")
 @click.option("--min-spills", type=click.IntRange(1), default=1, show_default=True,
               help="IR input: VGPRs that must spill, for `reduce ir`'s default predicate.")
+@options.click_options("sides")
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None, kernels: tuple[str, ...],
             stages: str, pass_names: str | None, dumps: bool, search: bool, knob_files: tuple[Path, ...],
             no_knobs: bool, output: Path | None, as_json: bool,
             workdir: Path | None, timeout: float, clang: str | None, hip_headers: str, llc_path: str | None,
-            mcpu: str, llc_flags: str, alt_flags: str | None, min_spills: int, quiet: bool) -> None:
+            mcpu: str, llc_flags: str, alt_flags: str | None, min_spills: int, sides: list[str], quiet: bool) -> None:
     """Which compiler passes make FILE's spill differential: both pipelines side by side, each pass
     disabled alone in each stage with the target kernel's figures, the culprits (without them the
     predicate no longer holds, the MFMA count kept), each culprit's IR or MIR just before and after,
@@ -148,6 +153,7 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
 
     \b
     reduce explain FILE [options] -- CLANG_FLAGS       HIP source, the spill-differential oracle
+    reduce explain FILE --side A=.. --side B=.. -- ..  two other builds, as `reduce --side`
     reduce explain INPUT.ll|INPUT.bc [options]         LLVM IR through llc (a `reduce ir` lit test too)
 
     \b
@@ -155,11 +161,18 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
     not interesting (with the verdict's reason), 11-13 as `reduce ir` for IR input, 130 interrupted."""
     content = read_input(file)
     ir_input = file.suffix in (".ll", ".bc") or content.startswith(BITCODE_MAGIC)
+    try:
+        pair = parse_sides(sides)
+    except SideError as e:
+        raise Fail(str(e), EXIT_TEST) from None
     stage_list = _names(stages) or None
-    unknown = [s for s in stage_list or () if s not in SOURCE_STAGES]
+    known = stage_sides(pair)
+    unknown = [s for s in stage_list or () if s not in known]
     if unknown:
-        raise click.BadParameter(f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}",
+        raise click.BadParameter(f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(known)}",
                                  param_hint="--stages")
+    if ir_input and sides:
+        raise click.UsageError("LLVM IR input takes no --side (the other llc build goes in --alt-flags)")
     if ir_input and flags:
         raise click.UsageError("LLVM IR input takes no clang flags (llc's go in --llc-flags)")
     if ir_input and len(kernels) > 1:
@@ -181,7 +194,7 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
             result = explain_file(file, flags, clang=clang, predicate=predicate, kernels=list(kernels), jobs=jobs,
                                   stages=stage_list, passes=_names(pass_names), dumps=dumps, search=search,
                                   timeout=timeout, hip_headers=hip_headers, workdir=workdir, progress=display,
-                                  knobs=knobs)
+                                  knobs=knobs, sides=pair)
     except ExplainError as e:
         display.close()
         raise Fail(f"{file}: {e}", _EXIT.get(e.kind, 2)) from None
@@ -199,9 +212,12 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
     elif output is None:
         click.echo(render_markdown(result), nl=False)
     if not quiet:
-        culprits = ", ".join(f"{STAGE_SHORT[c.stage]} {c.name}" for c in result.culprits) or "none"
+        culprits = ", ".join(f"{stage_short(c.stage)} {c.name}" for c in result.culprits) or "none"
         recover = ", ".join(k.name for k in result.knobs if k.outcome in ("removes", "recovers")) or "none"
-        click.echo(f"[explain] {result.builds} builds in {time.monotonic() - start:.0f} s at -j {jobs}; culprits: "
-                   f"{culprits}; knobs that recover it: {recover}"
+        diff = result.sides_diff
+        cause = "" if diff is None else "; the sides differ by " + " and ".join(diff.differ or ["nothing"]) + (
+            f"; flags that move the spill: {', '.join(diff.cause)}" if diff.cause else "")
+        click.echo(f"[explain] {result.builds} builds in {time.monotonic() - start:.0f} s at -j {jobs}{cause}; "
+                   f"culprits: {culprits}; knobs that recover it: {recover}"
                    + (f"; written to {md}" if output is not None else ""), err=True)
 

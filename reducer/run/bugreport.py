@@ -67,8 +67,13 @@ def by_hand(report: dict[str, Any], files: list[tuple[str, bytes]]) -> ByHand:
     """How the bundle's EXPLAIN.md names the result and writes its builds: the bundle's own file,
     clang++ and flags relative to the bundle, as repro.sh builds it (no path of this machine)."""
     main, flags = files[0][0], _flags(report)
-    return ByHand(main, lambda side, extra: "clang++ " + shlex.join(_commands(main, flags, extra=extra)[side]),
-                  "from the bug report's directory, with clang++ the toolchain above")
+
+    def line(side: Side, extra: Sequence[str]) -> str:
+        clang = f'"${{CLANG_{side.name.upper()}:-{side.clang}}}"' if side.clang else "clang++"
+        return f"{clang} {shlex.join(_commands(main, flags, (side,), extra)[side.name])}"
+    return ByHand(main, line, "from the bug report's directory, with clang++ the toolchain above"
+                  + (" (a side with a compiler of its own: CLANG_<NAME>, as repro.sh)"
+                     if any(s.clang for s in _sides(report)) else ""))
 
 
 def _flags(report: dict[str, Any]) -> list[str]:
@@ -129,7 +134,7 @@ def _sides(report: dict[str, Any]) -> tuple[Side, Side]:
     return a, b
 
 
-def _commands(main: str, flags: list[str], sides: tuple[Side, Side] = DEFAULT_SIDES,
+def _commands(main: str, flags: list[str], sides: Sequence[Side] = DEFAULT_SIDES,
               extra: Sequence[str] = ()) -> dict[str, list[str]]:
     """Each side's build of `main` (clang's arguments), `extra` options after the flags; its
     assembly goes to NAME.s (LTO: NAME.s.lto*.s)."""

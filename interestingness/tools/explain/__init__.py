@@ -16,6 +16,9 @@ of a spill differential (the oracle's own target resolution, predicate and metri
   (`-print-before`/`-print-after` with `-filter-print-funcs`).
 - **Knobs.** Which backend options (scheduler strategies, register allocators) remove the spill,
   each built alone on the spilling side (knobs.py, its table knobs.toml).
+- **Sides.** For two sides other than the default pair (`--side`), what they differ by: with one
+  mode and one compiler, which of the differing flags alone move the spill (side_diff.py); the
+  stages are then each side's (two LTO sides: `base.link`, `base.prelink`, `ilp.link`, ...).
 
 The same runs on LLVM IR through llc (`explain_ir`): one stage, `llc`, with `reduce ir`'s oracle.
 
@@ -30,13 +33,14 @@ loop passes of the codegen pipeline, named by description (`Loop Invariant Code 
 registry that `opt --help-hidden` lists.
 
 The parts, in the order a run goes through them: the stages and how each is built (stages.py),
-the pass gates' logs (pass_log.py), the ablation and where it starts (ablation.py, dumps.py), the
-knobs (knobs.py, knobs.toml), what was found and how it is written (report.py); here, the entry
-points and the run of the phases.
+the pass gates' logs (pass_log.py), the sides' difference (side_diff.py), the ablation and where it
+starts (ablation.py, dumps.py), the knobs (knobs.py, knobs.toml), what was found and how it is
+written (report.py); here, the entry points and the run of the phases.
 May import: oracle/, compiler/, measure/, base/ (a part of tools/).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
@@ -48,7 +52,7 @@ from pathlib import Path
 
 from interestingness.base.bundle import Tree
 from interestingness.base.process import run
-from interestingness.compiler.compile import LTO, NOLTO
+from interestingness.compiler.sides import DEFAULT_SIDES, Side, default_predicate
 from interestingness.compiler.toolchain import Toolchain
 from interestingness.measure.metrics import Metrics, demangle
 from interestingness.measure.predicates import DEFAULT_EFFECT
@@ -57,6 +61,7 @@ from interestingness.oracle.spill import OracleSetupError, SpillSetup
 from interestingness.tools.explain.ablation import MAX_SINGLE, Culprit, Explainer, Progress
 from interestingness.tools.explain.knobs import Knob, knob_table, option_names, try_knobs
 from interestingness.tools.explain.pass_log import (
+    PassGates,
     clang_gates,
     clang_help,
     llc_gates,
@@ -66,16 +71,15 @@ from interestingness.tools.explain.pass_log import (
     pass_names,
 )
 from interestingness.tools.explain.report import ExplainResult
+from interestingness.tools.explain.side_diff import side_diff
 from interestingness.tools.explain.stages import (
     LLC_STAGE,
-    SOURCE_STAGES,
-    STAGE_SHORT,
-    STAGE_TITLES,
     ByHand,
     IrBuilds,
     SourceBuilds,
-    default_stages,
-    spilling_stage,
+    stage_short,
+    stage_sides,
+    stage_title,
 )
 
 
@@ -97,11 +101,11 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     base: dict[str, Metrics | None] = {}
     for stage, build in zip(b.stages, logs):
         if not build.ok or build.figures is None:
-            raise ExplainError("not-interesting", f"the {STAGE_TITLES[stage]} with opt-bisect's log does not give "
+            raise ExplainError("not-interesting", f"the {stage_title(stage)} with opt-bisect's log does not give "
                                f"the kernel: {build.failure}")
         base.setdefault(b.side(stage), build.figures)
         if base[b.side(stage)] != build.figures:
-            ex.note(f"the {STAGE_TITLES[stage]}'s log build gave other figures than the first one of its side")
+            ex.note(f"the {stage_title(stage)}'s log build gave other figures than the first one of its side")
         result.pipelines[stage] = parse_log(build.log, build.on(b.target))
         result.commands[stage] = b.by_hand(stage, ["-opt-bisect-limit=-1"])
     if isinstance(b, IrBuilds) and b.oracle.differential:
@@ -113,7 +117,11 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     seconds = {stage: build.seconds for stage, build in zip(b.stages, logs)}
     result.phases["logs"] = time.monotonic() - started
     if stages is None:
-        stages = default_stages(base)
+        stages = b.default_stages(base)
+    if isinstance(b, SourceBuilds) and b.compiler.sides != DEFAULT_SIDES:
+        mark = time.monotonic()
+        result.sides_diff = side_diff(ex, b.spilling_stage(base), base)
+        result.phases["sides"] = time.monotonic() - mark
 
     if not ex.gates.disable:
         if ex.gates.intervals:
@@ -131,7 +139,7 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
         jobs_list += [(stage, n, log, base) for n in pass_names(log) if passes is None or n in passes]
     for unknown in [p for p in passes or () if not any(p == j[1] for j in jobs_list)]:
         ex.note(f"{unknown!r}: no pass of this name runs in the stages ablated "
-                f"({', '.join(STAGE_SHORT[s] for s in stages)}): skipped")
+                f"({', '.join(stage_short(s) for s in stages)}): skipped")
     result.stages = list(stages)
     if jobs_list:
         per = [seconds[j[0]] for j in jobs_list]
@@ -142,13 +150,13 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     result.phases["ablation"] = time.monotonic() - mark
     for a in result.ablations:
         if a.outcome == "unknown":
-            ex.note(f"{a.name!r}: no execution was skipped in the {STAGE_TITLES[a.stage]} (a name this LLVM's "
+            ex.note(f"{a.name!r}: no execution was skipped in the {stage_title(a.stage)} (a name this LLVM's "
                     "gate does not know): skipped")
     if knobs:
         mark = time.monotonic()
-        stage = spilling_stage(base) if isinstance(b, SourceBuilds) else LLC_STAGE
+        stage = b.spilling_stage(base)
         ex.say("plan", phase="knobs", builds=len(knobs), estimate=len(knobs) * seconds[stage] / ex.jobs * 1.1)
-        result.knobs = try_knobs(ex, stage, knobs, base, ex.options)
+        result.knobs = try_knobs(ex, stage, knobs, base, ex.options(stage))
         result.phases["knobs"] = time.monotonic() - mark
     for a in result.by_outcome("culprit"):
         log = result.pipelines[a.stage]
@@ -198,8 +206,10 @@ def explain_file(
     progress: Progress | None = None,
     by_hand: ByHand | None = None,
     knobs: Sequence[Knob] | None = None,
+    sides: tuple[Side, Side] = DEFAULT_SIDES,
 ) -> ExplainResult:
-    """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does).
+    """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does;
+    `sides`: the two builds compared, as `reduce --side` gives them).
 
     The target kernel is the one a reduction would keep (`kernels` narrows it). `stages`: which
     stages' passes are ablated (all three by default); `passes`: only these names (others are not
@@ -211,14 +221,15 @@ def explain_file(
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
     "note" (message). `by_hand`: how the result names the file and its builds (by default, the
     oracle's commands on this machine). Raises ExplainError ("not-interesting": the verdict's reason)."""
-    unknown = [s for s in stages or () if s not in SOURCE_STAGES]
+    known = stage_sides(sides)
+    unknown = [s for s in stages or () if s not in known]
     if unknown:
-        raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(SOURCE_STAGES)}")
+        raise ExplainError("usage", f"unknown stage(s) {', '.join(unknown)}; stages: {', '.join(known)}")
     started = time.monotonic()
     with _workdir(workdir) as work:
-        setup = SpillSetup(path, flags, clang, predicate or DEFAULT_EFFECT, list(kernels or []) or None,
-                           timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False, hip_headers=hip_headers,
-                           init_guard=False, loop_guard=False)
+        setup = SpillSetup(path, flags, clang, predicate or default_predicate(sides, DEFAULT_EFFECT),
+                           list(kernels or []) or None, timeout, tmp_dir=work, cwd=cwd, tree=tree, ub_guard=False,
+                           hip_headers=hip_headers, init_guard=False, loop_guard=False, sides=sides)
         source = Path(cwd or os.getcwd(), path).read_bytes() if content is None else content
         if progress:
             progress("note", message="building both sides to find the target kernel")
@@ -232,13 +243,16 @@ def explain_file(
         builds = SourceBuilds(resolved, source, os.fspath(path), by_hand)
         tc: Toolchain = resolved.toolchain
         target = builds.target
-        gates = clang_gates(tc.clang)
+        clangs = list(dict.fromkeys(builds.clang(stage) for stage in builds.stages))
+        gates = _common_gates([clang_gates(c) for c in clangs])
         result = ExplainResult("source", by_hand.file if by_hand else os.fspath(path), target,
                                demangle([target], tc).get(target, target), tc.version, resolved.predicate.source,
-                               (LTO, NOLTO), {}, {}, gates, [], {}, jobs=jobs,
-                               commands_from=by_hand.where if by_hand else "")
-        ex = Explainer(builds, gates, str(Path(tc.clang).resolve().parent), jobs, progress,
-                        option_names(clang_help(tc.clang)))
+                               builds.sides, {}, {}, gates, [], {}, jobs=jobs,
+                               commands_from=by_hand.where if by_hand else "", stage_sides=dict(builds.stage_sides))
+        if len(clangs) > 1:
+            result.toolchain += "; " + ", ".join(f"{s.name}: {s.clang}" for s in resolved.compiler.sides if s.clang)
+        ex = Explainer(builds, gates, str(Path(clangs[0]).resolve().parent), jobs, progress,
+                       lambda stage: option_names(clang_help(builds.clang(stage))))
         result.seconds = time.monotonic() - started
         return _run(ex, result, stages, passes, dumps, search, knob_table() if knobs is None else knobs)
 
@@ -282,10 +296,16 @@ def explain_ir(
                                demangle([builds.target], tools).get(builds.target, builds.target),
                                f"{line} ({tools.llc})", builds.predicate.source, (LLC, ALT), {}, {}, gates, [], {},
                                jobs=jobs)
-        ex = Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress, option_names(llc_help(tools.llc)))
+        known = option_names(llc_help(tools.llc))
+        ex = Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress, lambda stage: known)
         result.lit_run = shlex.join(["llc", *oracle.command(LLC)[1:-3]])
         result.seconds = time.monotonic() - started
         return _run(ex, result, (LLC_STAGE,), passes, dumps, search, knob_table() if knobs is None else knobs)
+
+
+def _common_gates(gates: Sequence[PassGates]) -> PassGates:
+    """The pass gates every compiler has (sides with compilers of their own)."""
+    return PassGates(*(all(values) for values in zip(*(dataclasses.astuple(g) for g in gates))))
 
 
 class _workdir:

@@ -70,10 +70,10 @@ class Culprit:
 
 class Explainer:
     def __init__(self, builds, gates: PassGates, bindir: str, jobs: int, progress: Progress | None,
-                 options: frozenset[str] = frozenset()):
+                 options: Callable[[str], frozenset[str]] = lambda stage: frozenset()):
         self.b = builds
         self.gates = gates
-        self.options = options  # the LLVM options the toolchain lists (the knobs')
+        self.options = options  # stage -> the LLVM options its toolchain lists (the knobs')
         self.bindir = bindir
         self.jobs = max(1, jobs)
         self.say: Progress = progress or (lambda kind, **info: None)
@@ -101,10 +101,11 @@ class Explainer:
                 self.say("advance", phase=phase, done=done, total=len(items))
         return out
 
-    def build(self, stage: str, opts: Sequence[str]) -> Build:
+    def build(self, stage: str, opts: Sequence[str], **side: Any) -> Build:
+        """One build of `stage` (`side=`: its side built otherwise, SourceBuilds.build), counted."""
         with self.lock:
             self.count += 1
-        return self.b.build(stage, opts)
+        return self.b.build(stage, opts, **side)
 
     def verdict(self, stage: str, figures: Metrics | None, base: dict[str, Metrics | None]) -> tuple[bool | None, str]:
         tables = dict(base)

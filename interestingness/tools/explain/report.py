@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from interestingness.compiler.compile import LTO, NOLTO
 from interestingness.measure.metrics import Metrics
 from interestingness.oracle.ir import LLC
 from interestingness.tools.explain.ablation import OUTCOMES, Ablation, Culprit
 from interestingness.tools.explain.knobs import KnobTry
 from interestingness.tools.explain.knobs import render as render_knobs
 from interestingness.tools.explain.pass_log import PassGates, PassRun, skip_intervals
+from interestingness.tools.explain.side_diff import SideDiff
+from interestingness.tools.explain.side_diff import render as render_sides
 from interestingness.tools.explain.stages import (
     LINK,
     LLC_STAGE,
@@ -30,6 +31,9 @@ from interestingness.tools.explain.stages import (
     STAGE_SHORT,
     STAGE_TITLES,
     SourceBuilds,
+    stage_kind,
+    stage_short,
+    stage_title,
 )
 
 # the figures shown per ablation (the JSON has every metric)
@@ -44,7 +48,7 @@ class ExplainResult:
     demangled: str
     toolchain: str
     predicate: str
-    sides: tuple[str, str]  # the predicate's side names: (lto, nolto) or (llc, alt)
+    sides: tuple[str, str]  # the predicate's side names: (lto, nolto), a --side pair's, or (llc, alt)
     baseline: dict[str, Metrics | None]  # per side, as built with the logs
     commands: dict[str, str]  # per stage: its build with opt-bisect's log, by hand
     gates: PassGates
@@ -61,6 +65,17 @@ class ExplainResult:
     lit_run: str | None = None  # IR: the llc of a lit RUN line (`llc -mtriple=... -mcpu=... -O3`)
     commands_from: str = ""  # where `commands` and the culprits' commands run ("": each line says it)
     knobs: list[KnobTry] = field(default_factory=list)  # the knob table, tried on the spilling side
+    stage_sides: dict[str, str] = field(default_factory=dict)  # source: stage -> the side it builds
+    sides_diff: SideDiff | None = None  # a --side pair: what the sides differ by
+
+    def side_of(self, stage: str) -> str:
+        return self.stage_sides.get(stage, self.sides[0])
+
+    @property
+    def mixed(self) -> bool:
+        """A source result whose sides are one LTO build and one without (the default pair's modes)."""
+        kinds = {stage_kind(s) for s in self.stage_sides} or set(SOURCE_STAGES)
+        return self.mode == "source" and kinds == set(SOURCE_STAGES)
 
     def by_outcome(self, outcome: str) -> list[Ablation]:
         return [a for a in self.ablations if a.outcome == outcome]
@@ -73,11 +88,12 @@ class ExplainResult:
             "gates": dataclasses.asdict(self.gates),
             "stages": self.stages,
             "pipelines": {s: [r.to_json() for r in runs] for s, runs in self.pipelines.items()},
-            "pipeline_comparison": compare_pipelines(self) if self.mode == "source" else None,
+            "pipeline_comparison": compare_pipelines(self) if self.mixed else None,
             "ablations": [a.to_json() for a in self.ablations],
             "culprits": [c.to_json() for c in self.culprits],
             "worse": [{"stage": a.stage, "name": a.name, "figures": a.figures} for a in self.by_outcome("worse")],
             "knobs": [k.to_json() for k in self.knobs],
+            "stage_sides": self.stage_sides, "sides_diff": self.sides_diff.to_json() if self.sides_diff else None,
             "bisects": self.bisects, "notes": self.notes, "jobs": self.jobs, "builds": self.builds,
             "seconds": round(self.seconds, 1), "phases": {k: round(v, 1) for k, v in self.phases.items()},
         }
@@ -114,6 +130,21 @@ def compare_pipelines(result: ExplainResult) -> dict[str, Any]:
         "nolto_only": [row(n) for n in names if counts[NOLTO_STAGE][n] and not lto[n]],
         "executions": {s: sum(c.values()) for s, c in counts.items()},
     }
+
+
+def same_mode_pipelines(result: ExplainResult) -> list[str]:
+    """For two sides of one mode: each stage's executions on the kernel, and per kind of stage the
+    passes the two sides run a different number of times (`name` first side / second side)."""
+    counts = {s: Counter(r.name for r in result.pipelines.get(s, []) if r.kernel) for s in result.stage_sides}
+    out = [", ".join(f"{stage_title(s)} {sum(c.values())}" for s, c in counts.items())]
+    for kind in dict.fromkeys(stage_kind(s) for s in counts):
+        pair = [counts[s] for s in counts if stage_kind(s) == kind]
+        if len(pair) != 2:
+            continue
+        names = list(dict.fromkeys([*pair[0], *pair[1]]))
+        moved = [f"`{n}` {pair[0][n]} / {pair[1][n]}" for n in names if pair[0][n] != pair[1][n]]
+        out.append(f"{STAGE_TITLES[kind]}: " + (", ".join(moved) if moved else "the same passes, as often"))
+    return out
 
 
 def side_by_side(result: ExplainResult) -> list[str]:
@@ -175,17 +206,24 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     for k in FIGURES:
         w(f"| {k} | " + " | ".join(_cell((result.baseline.get(s) or {}).get(k)) for s in sides) + " |")
     w("")
-    side_of = (lambda stage: NOLTO if stage == NOLTO_STAGE else LTO) if src else (lambda stage: LLC)
+    side_of = result.side_of if src else (lambda stage: LLC)
+    out += render_sides(result.sides_diff, result.commands_from)
 
     def line(a) -> str:
-        return f"{STAGE_SHORT[a.stage]}: `{a.name}`: {_figures_line(a.figures, result.baseline.get(side_of(a.stage)))}"
+        return f"{stage_short(a.stage)}: `{a.name}`: {_figures_line(a.figures, result.baseline.get(side_of(a.stage)))}"
 
     w("## Culprits\n")
     if src:
-        groups = [([c for c in result.culprits if c.stage != NOLTO_STAGE],
-                   "Without each of these, disabled alone in its stage of the LTO build, the predicate no longer "
-                   "holds, the MFMA count unchanged:"),
-                  ([c for c in result.culprits if c.stage == NOLTO_STAGE],
+        first, second = result.sides
+        named = result.sides != ("lto", "nolto")
+        groups = [([c for c in result.culprits if side_of(c.stage) == first],
+                   "Without each of these, disabled alone in its stage of the "
+                   + (f"`{first}` build" if named else "LTO build") + ", the predicate no longer holds, the MFMA "
+                   "count unchanged:"),
+                  ([c for c in result.culprits if side_of(c.stage) == second],
+                   (f"Without each of these, disabled alone in its stage of the `{second}` build, it loses the "
+                    f"difference (it spills too, or needs scratch), the MFMA count unchanged: what keeps `{second}` "
+                    "clear of the spill:") if named else
                    "Without each of these, disabled alone in the no-LTO compile, the no-LTO build loses the "
                    "difference (it spills too, or needs scratch), the MFMA count unchanged: what keeps the build "
                    "without LTO clear of the spill:")]
@@ -198,7 +236,7 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
             w("\n".join(f"- **{line(c)}**" for c in culprits) + "\n")
     if not result.culprits:
         w("None: no pass disabled alone loses the predicate with the MFMA count unchanged"
-          + (" (stages ablated: " + ", ".join(STAGE_SHORT[s] for s in result.stages) + ")." if result.stages
+          + (" (stages ablated: " + ", ".join(stage_short(s) for s in result.stages) + ")." if result.stages
              else ".") + "\n")
     for outcome, title in (("worse", "Without these it spills more (the predicate still holds)"),
                            ("lost-mfma", "Without these the predicate no longer holds, but the MFMA count changes"),
@@ -211,13 +249,13 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     if result.knobs:
         stage = result.knobs[0].stage
         out += render_knobs(result.knobs, result.baseline.get(side_of(stage)),
-                            "llc" if stage == LLC_STAGE else f"the {STAGE_TITLES[stage]}", result.commands_from)
+                            "llc" if stage == LLC_STAGE else f"the {stage_title(stage)}", result.commands_from)
     if result.culprits:
         w("## Where it starts\n")
         if result.commands_from:
             w(f"The commands below run {result.commands_from}.\n")
     for c in result.culprits:
-        w(f"### {STAGE_SHORT[c.stage]}: `{c.name}`\n")
+        w(f"### {stage_short(c.stage)}: `{c.name}`\n")
         w(f"Without it: {_figures_line(c.figures, result.baseline.get(side_of(c.stage)))}.  ")
         w(f"Executions in this stage (opt-bisect indices): {', '.join(map(str, c.instances)) or '-'}; "
           f"{c.instance_note or 'not searched'}.\n")
@@ -263,7 +301,7 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     if result.bisects:
         w("## opt-bisect-limit search\n")
         for bis in result.bisects:
-            w(f"- {STAGE_SHORT[bis['stage']]}: " + (f"pass {bis['index']} `{bis['name']}` on {bis['on']}: "
+            w(f"- {stage_short(bis['stage'])}: " + (f"pass {bis['index']} `{bis['name']}` on {bis['on']}: "
                                                      if bis.get("index") else "") + bis["note"])
         w("")
 
@@ -273,7 +311,7 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     for stage in result.stages:
         rows = [a for a in result.ablations if a.stage == stage]
         changed = [a for a in rows if a.outcome not in ("same", "unknown")]
-        w(f"### {STAGE_TITLES[stage]}: {len(rows)} names, {len(changed)} change the figures\n")
+        w(f"### {stage_title(stage)}: {len(rows)} names, {len(changed)} change the figures\n")
         base = result.baseline.get(side_of(stage)) or {}
         header = "| pass | skipped | " + " | ".join(FIGURES) + " | predicate | outcome |"
         w(header + "\n|" + "---|" * (len(FIGURES) + 4))
@@ -286,7 +324,12 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
             w(f"| `{a.name}` | {a.disabled} ({a.on_kernel}) | " + " | ".join(cells) + f" | {pred} | {a.outcome} |")
         w("")
 
-    if src:
+    if src and not result.mixed:
+        w("## Pipelines\n")
+        w("Optional pass executions on the kernel (or its module), from opt-bisect's log, per stage; the passes run "
+          "a different number of times in the two sides' stages of one kind:\n")
+        w("\n".join(f"- {line}" for line in same_mode_pipelines(result)) + "\n")
+    elif src:
         cmp = compare_pipelines(result)
         ex = cmp["executions"]
         w("## Pipelines\n")
@@ -314,7 +357,7 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     w("The builds as they are, with opt-bisect's log" + (f", {result.commands_from}" if result.commands_from else "")
       + ":\n")
     for stage, cmd in result.commands.items():
-        w(f"- {STAGE_TITLES[stage]}:\n\n  ```sh\n  {cmd}\n  ```")
+        w(f"- {stage_title(stage)}:\n\n  ```sh\n  {cmd}\n  ```")
     if result.notes:
         w("\n## Notes\n")
         w("\n".join(f"- {n}" for n in result.notes))

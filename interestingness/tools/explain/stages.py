@@ -1,9 +1,14 @@
-"""The stages `reduce explain` ablates and how each is built: the LTO pre-link compile, the LTO link
-and the no-LTO compile of the spill oracle's two sides (`SourceBuilds`: each stage's options
-placed where only that stage sees them), or llc for `reduce ir`'s oracle (`IrBuilds`); a build's
-figures of the target kernel, and the line that builds it by hand."""
+"""The stages `reduce explain` ablates and how each is built: the LTO pre-link compile and the LTO
+link of a side with full offload LTO, the compile of a side without (`SourceBuilds`: each stage's
+options placed where only that stage sees them, each side with its own flags and clang), or llc
+for `reduce ir`'s oracle (`IrBuilds`); a build's figures of the target kernel, and the line that
+builds it by hand.
+
+A stage is named by its kind (`prelink`, `link`, `nolto`) when one side only has that mode, as
+in the default pair; else by its side too (`base.link`, `ilp.link`: two LTO sides)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -11,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interestingness.base.process import run
-from interestingness.compiler.compile import LTO, NOLTO
+from interestingness.compiler.compile import Compiler
+from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.measure.metrics import Metrics, call_graphs, figures
 from interestingness.oracle.ir import ALT, LLC, IrOracle
 from interestingness.oracle.spill import SpillOracle, by_target
@@ -22,6 +28,33 @@ STAGE_TITLES = {PRELINK: "LTO pre-link compile", LINK: "LTO link", NOLTO_STAGE: 
 STAGE_SHORT = {PRELINK: "pre-link", LINK: "LTO link", NOLTO_STAGE: "no-LTO", LLC_STAGE: "llc"}
 
 
+def stage_sides(sides: Sequence[Side]) -> dict[str, str]:
+    """{stage: the side it builds}, in the order stages are ablated and shown: each side's in turn
+    (an LTO side's link, then its pre-link compile). A stage is named by its kind when no other
+    side has one of that kind, else `SIDE.KIND`."""
+    kinds = {s.name: (LINK, PRELINK) if s.lto else (NOLTO_STAGE,) for s in sides}
+    shared = {k for k in (LINK, NOLTO_STAGE) if sum(k in ks for ks in kinds.values()) > 1} | \
+        ({PRELINK} if sum(s.lto for s in sides) > 1 else set())
+    return {(f"{name}.{k}" if k in shared else k): name for name, ks in kinds.items() for k in ks}
+
+
+def stage_kind(stage: str) -> str:
+    """"base.link" -> "link"."""
+    return stage.rsplit(".", 1)[-1]
+
+
+def stage_title(stage: str) -> str:
+    """"link" -> "LTO link", "base.link" -> "LTO link of base"."""
+    side, _, kind = stage.rpartition(".")
+    return STAGE_TITLES[kind] + (f" of {side}" if side else "")
+
+
+def stage_short(stage: str) -> str:
+    """"link" -> "LTO link", "base.link" -> "base LTO link"."""
+    side, _, kind = stage.rpartition(".")
+    return (f"{side} " if side else "") + STAGE_SHORT[kind]
+
+
 @dataclass(frozen=True)
 class ByHand:
     """How a report names the file it explains and writes a build of it by hand. By default as on
@@ -30,7 +63,7 @@ class ByHand:
     explain.json work from a copy of the bundle."""
 
     file: str
-    line: Callable[[str, Sequence[str]], str]  # (side, extra options) -> a shell line building that side
+    line: Callable[[Side, Sequence[str]], str]  # (side, extra options) -> a shell line building that side
     where: str  # where the lines run, said before them
 
 
@@ -61,40 +94,58 @@ def _target_build(asm: Sequence[str], target: str, seconds: float, log: str) -> 
 class SourceBuilds:
     """The source oracle's two sides, each stage's options placed where only that stage sees them."""
 
-    stages = SOURCE_STAGES
-
     def __init__(self, oracle: SpillOracle, content: bytes, path: str, shown: ByHand | None = None):
         self.oracle, self.compiler, self.content, self.path = oracle, oracle.compiler, content, path
         self.shown = shown
         self.target = oracle.targets[0]
         self.predicate = oracle.predicate_for(self.target)  # with the original's figures: its own
-        self.sides = (LTO, NOLTO)
+        self.sides = self.compiler.side_names
+        self.stage_sides = stage_sides(self.compiler.sides)
+        self.stages = tuple(self.stage_sides)
 
-    @staticmethod
-    def side(stage: str) -> str:
-        return NOLTO if stage == NOLTO_STAGE else LTO
+    def side(self, stage: str) -> str:
+        return self.stage_sides[stage]
+
+    def clang(self, stage: str) -> str:
+        """The compiler that builds `stage`: its side's own, else the run's."""
+        return self.compiler.side(self.side(stage)).clang or self.compiler.toolchain.clang
 
     @staticmethod
     def options(stage: str, opts: Sequence[str]) -> list[str]:
-        if stage == LINK:
+        if stage_kind(stage) == LINK:
             return [a for o in opts for a in ("-Xoffload-linker", f"-mllvm={o}")]
         return [a for o in opts for a in ("-Xclang", "-mllvm", "-Xclang", o)]
 
-    def build(self, stage: str, opts: Sequence[str]) -> Build:
+    def spilling_stage(self, base: Mapping[str, Metrics | None]) -> str:
+        return spilling_stage(base, self.compiler.sides)
+
+    def default_stages(self, base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
+        return default_stages(base, self.compiler.sides)
+
+    def _compiler(self, side: Side | None) -> Compiler:
+        """The oracle's compiler, or one with `side` in place of the side of its name (its flags changed)."""
+        if side is None:
+            return self.compiler
+        a, b = (side if s.name == side.name else s for s in self.compiler.sides)
+        return dataclasses.replace(self.compiler, sides=(a, b))
+
+    def build(self, stage: str, opts: Sequence[str], side: Side | None = None) -> Build:
+        """`stage` built with pass options `opts`; with `side`, its side built as that one says."""
+        compiler = self._compiler(side)
         for _ in range(2):  # a machinery failure (a PCH gone stale) is retried once
-            c = self.compiler.compile(self.side(stage), self.content, keep_stderr=True,
-                                      passes=self.options(stage, opts))
+            c = compiler.compile(self.side(stage), self.content, keep_stderr=True, passes=self.options(stage, opts))
             if c.failure != "infra":
                 break
         if not c.ok:
             return Build(False, None, c.seconds, f"{c.failure}: {c.message}", c.stderr)
         return _target_build(c.asm, self.target, c.seconds, c.stderr)
 
-    def by_hand(self, stage: str, opts: Sequence[str] = ()) -> str:
+    def by_hand(self, stage: str, opts: Sequence[str] = (), side: Side | None = None) -> str:
+        compiler = self._compiler(side)
         if self.shown is not None:
-            return self.shown.line(self.side(stage), self.options(stage, opts))
-        cmd = self.compiler.command(self.side(stage), extra=self.options(stage, opts))
-        if self.compiler.tree is not None:
+            return self.shown.line(compiler.side(self.side(stage)), self.options(stage, opts))
+        cmd = compiler.command(self.side(stage), extra=self.options(stage, opts))
+        if compiler.tree is not None:
             return f"(in a directory holding the file set under src/) {shlex.join(cmd)}"
         return f'cd "$(mktemp -d)" && {shlex.join([*cmd[:-1], os.path.abspath(self.path)])}'
 
@@ -119,6 +170,14 @@ class IrBuilds:
     def options(stage: str, opts: Sequence[str]) -> list[str]:
         return list(opts)
 
+    @staticmethod
+    def spilling_stage(base: Mapping[str, Metrics | None]) -> str:
+        return LLC_STAGE
+
+    @staticmethod
+    def default_stages(base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
+        return (LLC_STAGE,)
+
     def command(self, opts: Sequence[str], side: str = LLC) -> list[str]:
         cmd = self.oracle.command(side)
         return [*cmd[:-3], *opts, *cmd[-3:]]  # before "-o - -"
@@ -138,15 +197,22 @@ def _first_lines(text: str, n: int = 4) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[:n])
 
 
-def spilling_stage(base: Mapping[str, Metrics | None]) -> str:
-    """Where the spilling side's code is generated: the LTO link when the LTO side has the spill,
-    the no-LTO compile for the reverse predicate (the no-LTO side spills more)."""
-    def spills(side: str) -> int:
-        return (base.get(side) or {}).get("spill_ops") or 0
-    return LINK if spills(LTO) >= spills(NOLTO) else NOLTO_STAGE
+def spilling_side(base: Mapping[str, Metrics | None], sides: Sequence[Side] = DEFAULT_SIDES) -> str:
+    """The side with the most spill code (the first on a tie)."""
+    return max(sides, key=lambda s: ((base.get(s.name) or {}).get("spill_ops") or 0, s is sides[0])).name
 
 
-def default_stages(base: Mapping[str, Metrics | None]) -> tuple[str, ...]:
-    """The stages ablated unless asked: the LTO side's (link, pre-link) when it has the spill; all
-    three for the reverse predicate, where the no-LTO compile's passes are the suspects too."""
-    return (LINK, PRELINK) if spilling_stage(base) == LINK else SOURCE_STAGES
+def spilling_stage(base: Mapping[str, Metrics | None], sides: Sequence[Side] = DEFAULT_SIDES) -> str:
+    """Where the spilling side's code is generated: its LTO link, or its compile without LTO (the
+    no-LTO compile for the reverse predicate of the default pair)."""
+    side = spilling_side(base, sides)
+    return next(st for st, s in stage_sides(sides).items() if s == side and stage_kind(st) != PRELINK)
+
+
+def default_stages(base: Mapping[str, Metrics | None], sides: Sequence[Side] = DEFAULT_SIDES) -> tuple[str, ...]:
+    """The stages ablated unless asked: the first side's when it has the spill (the LTO side's link
+    and pre-link by default); every stage for the reverse predicate, where the other side's passes
+    are the suspects too."""
+    stages = stage_sides(sides)
+    side = spilling_side(base, sides)
+    return tuple(st for st, s in stages.items() if s == side) if side == sides[0].name else tuple(stages)

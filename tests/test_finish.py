@@ -138,6 +138,12 @@ def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
     r = subprocess.run([*REDUCE, "k.hip", "-q", "-j", "2", "--passes", "blank", *predicate, "--"], cwd=tmp_path,
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    explained_once = (tmp_path / "k.reduced.hip.work" / "bundle" / "EXPLAIN.md").read_text()
+    again = subprocess.run([*REDUCE, "bundle", "k.reduced.hip.work"], cwd=tmp_path, env=env, capture_output=True,
+                           text=True)  # the same result bundled again keeps its explanation
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "k.reduced.hip.work" / "bundle" / "EXPLAIN.md").read_text() == explained_once
+    assert not (tmp_path / "k.reduced.hip.work" / "bundle.explanation").exists()
     elsewhere = tmp_path / "elsewhere" / "report"
     shutil.copytree(tmp_path / "k.reduced.hip.work" / "bundle", elsewhere)
     (tmp_path / "k.reduced.hip.work").rename(tmp_path / "gone")  # nothing of the run is reachable any more

@@ -37,14 +37,21 @@ from ..text.files import atomic_write
 from .workdir import WorkDir
 
 BUNDLE_DIR = "bundle"
+EXPLANATION = ("EXPLAIN.md", "explain.json", "dumps")  # what the run's `reduce explain` adds
 
 
 def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, bytes]]) -> Path:
     """(Re)write WORKDIR/bundle/ for the result `files` ((relative path, text), main file first),
     measured by `result_report` (`reduce check --json` of it)."""
     out = wd.path / BUNDLE_DIR
+    kept = _set_explanation_aside(out, files)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(mode=0o755)
+    if kept is not None:
+        for name in EXPLANATION:
+            if (kept / name).exists():
+                shutil.move(kept / name, out / name)
+        shutil.rmtree(kept)
     for name, text in files:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(text)
@@ -61,6 +68,22 @@ def write(wd: WorkDir, result_report: dict[str, Any], files: list[tuple[str, byt
     (out / "repro.sh").chmod(0o755)
     atomic_write(out / "README.md", _readme(main, flags, result_report, copied, sides).encode())
     return out
+
+
+def _set_explanation_aside(out: Path, files: list[tuple[str, bytes]]) -> Path | None:
+    """An explanation of the very files being written again survives the rewrite (`reduce bundle`
+    or `reduce resume` of a finished run): it took minutes of builds. One of other files is stale
+    and goes with them."""
+    if not (out / "EXPLAIN.md").is_file() or any(
+            not (out / name).is_file() or (out / name).read_bytes() != text for name, text in files):
+        return None
+    aside = out.with_name(out.name + ".explanation")
+    shutil.rmtree(aside, ignore_errors=True)
+    aside.mkdir()
+    for name in EXPLANATION:
+        if (out / name).exists():
+            shutil.move(out / name, aside / name)
+    return aside
 
 
 def by_hand(report: dict[str, Any], files: list[tuple[str, bytes]]) -> ByHand:

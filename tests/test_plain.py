@@ -31,11 +31,18 @@ template <class T, int N> struct Vec {
 template <int N> __device__ float scale(float x) {
   if constexpr (N > 4) { static_assert(N > 4, "never instantiated"); return x * 3.5f; } else { return x + 1.25f; }
 }
+template <class T> struct Ops {
+  static constexpr int lanes = 3;
+  __device__ static T twice(T x) { return x + x; }
+  template <bool Wide> __device__ static T run(T x) {
+    if constexpr (Wide) { return twice(x) * lanes; } else { static_assert(Wide, "never instantiated"); return x; }
+  }
+};
 template <class T, Cfg C> __global__ void __launch_bounds__(C.threads, 2) kern(T* out, const T* in) {
   __shared__ T stage[C.threads];
   Vec<T, C.tile> v{};
   for (int i = 0; i < C.tile; ++i) v.v[i] = in[threadIdx.x * C.tile + i];
-  stage[threadIdx.x] = v.sum();
+  stage[threadIdx.x] = Ops<T>::template run<(C.tile > 2)>(v.sum());
   __syncthreads();
   if constexpr (C.tile > 2) {
     out[threadIdx.x] = scale<C.tile>(stage[(threadIdx.x + 1) % C.threads]) + C.blocks();
@@ -97,6 +104,47 @@ def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
     plain_src = Source(candidate, "cuda", values.bind(lambda probe, part=candidate: part + probe))
     alone = apply(candidate, [e for i in REGISTRY["unreached"].enumerate(plain_src) for e in i])
     assert b"Launcher" not in alone and b"template <class T, Cfg C>" not in alone and b"kern(" in alone
+    assert kernels(c, alone) == after
+
+
+def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
+    """The next footprint of the plain kernel: a device function template and a class template's
+    static member function template it calls, each printed plain under a fresh name, its calls
+    rewritten, its template's body `;`; `unreached` then deletes both templates."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (KERN,))
+    step = REGISTRY["plain"]
+
+    def plain_step(text: bytes) -> tuple[Source, bytes]:
+        src = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
+        items = step.enumerate(src)
+        candidate = apply(text, [e for i in items for e in i])
+        assert step.progresses(src, candidate)
+        assert Source(candidate, "cuda").error_count <= src.error_count
+        return src, candidate
+
+    _, kernel = plain_step(KERNEL)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None and fp.plain == ()
+    assert sorted(x.name for x in fp.callees) == ["::lib::__plain_run", "::lib::__plain_scale"]
+    (run,) = (x for x in fp.callees if x.name == "::lib::__plain_run")
+    # the static member as a free function: its class's members through the class's name
+    assert "__attribute__((device))" in run.text and "::twice(" in run.text and "::lanes" in run.text
+    assert "if constexpr" not in run.text and "never instantiated" not in run.text
+    _, callees = plain_step(kernel)
+    assert b"never instantiated" not in callees and b"__plain_scale(" in callees
+    before = kernels(c, KERNEL)
+    after = kernels(c, callees)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][KERN]
+    # nothing is left to print, and `unreached` deletes the two templates
+    again = values.footprint(callees, callees)
+    assert again is not None and again.callees == () and again.plain == ()
+    src = Source(callees, "cuda", values.bind(lambda probe, part=callees: part + probe))
+    alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
+    assert b"template <bool Wide>" not in alone and b"template <int N>" not in alone
     assert kernels(c, alone) == after
 
 

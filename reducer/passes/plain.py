@@ -11,6 +11,13 @@ kernel's name, so the oracle follows it as a renamed target. The template's body
 the same item: its instantiation is then emitted no more, and the launcher that names it still
 compiles; `unreached` and the other passes take the template and the launcher afterwards.
 
+The same for the function templates on a plain kernel's call path (`load_stage<Config{...}>`, a
+class template's static `Run<false>`): one that plain code calls with the one argument list
+reached from the kept kernels gets its instantiation printed as a plain function under a fresh
+name, put before its first caller, its references rewritten to that name and its template's
+body made `;` (footprint `callees`). One level a footprint: the printed callee is plain code
+that the next footprint follows.
+
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body, which
 no pass but `macros` (whose measure ranks above) adds.
@@ -24,7 +31,8 @@ from .base import Pass
 
 class Plain(Pass):
     name = "plain"
-    summary = "define a target kernel instantiated from a template as the plain function clang prints (clang plugin)"
+    summary = ("define a target kernel instantiated from a template, then the function templates its plain code calls, "
+               "as the plain functions clang prints (clang plugin)")
     # the printed definition adds its signature and spells types in full, which on a small file
     # is more than a twentieth
     growth = 0.05
@@ -57,9 +65,15 @@ class Plain(Pass):
         end = len(src.text)
         items: list[Item] = []
         for p in fp.plain:
-            opening = "".join(f"namespace {n} {{ " for n in p.namespaces)
-            closing = "}" * len(p.namespaces)
-            definition = f"\n{opening}\n{p.text}{closing}\n".encode()
-            items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, definition)))
+            items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, _within(p.namespaces, p.text))))
+        for c in fp.callees:
+            items.append((Edit(c.body[0], c.body[1], b";"), Edit(c.at, c.at, _within(c.namespaces, c.text)),
+                          *(Edit(b, e, c.name.encode()) for b, e in c.uses)))
         return items
+
+
+def _within(namespaces: tuple[str, ...], text: str) -> bytes:
+    """A definition inside its namespaces reopened, on lines of its own."""
+    opening = "".join(f"namespace {n} {{ " for n in namespaces)
+    return f"\n{opening}\n{text}{'}' * len(namespaces)}\n".encode()
 

@@ -103,6 +103,22 @@ class Plain:
 
 
 @dataclass(frozen=True)
+class Callee:
+    """A function template that plain code (a plain kernel, a callee made plain before) calls
+    with its one argument list reached from the kept kernels, as the plain function clang
+    printed for it under a fresh name: `text`, to stand inside `namespaces` at offset `at`
+    (before the outermost declaration around its first caller); `uses` are the references
+    to rewrite to `name` (qualified), [body) the template's body, which becomes `;`."""
+
+    name: str
+    body: tuple[int, int]
+    at: int
+    namespaces: tuple[str, ...]
+    uses: tuple[tuple[int, int], ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class Footprint:
     kernels: tuple[str, ...]
     entries: tuple[Entry, ...]
@@ -111,6 +127,7 @@ class Footprint:
     # explicit instantiations that make no kept kernel exist ([begin, end) of each, to its `;`):
     # the launcher of a kernel made plain, or another kernel's; the walk does not start there
     idle: tuple[tuple[int, int], ...] = ()
+    callees: tuple[Callee, ...] = ()
 
     def unreached(self) -> list[Entry]:
         """The unreached entries not inside another unreached one, in file order."""
@@ -139,7 +156,11 @@ def parse(output: str, text: bytes) -> Footprint | None:
     plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"])
                   for p in data.get("plain", ()))
     idle = tuple((b, e) for b, e in data.get("idle", ()))
+    callees = tuple(Callee(c["name"], (c["body"][0], c["body"][1]), c["at"], tuple(c["namespaces"]),
+                           tuple((b, e) for b, e in c["uses"]), c["text"])
+                    for c in data.get("callees", ()))
+    spans = (*(p.body for p in plain), *idle, *(c.body for c in callees), *(u for c in callees for u in c.uses))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
-            or any(not 0 <= b < e <= len(text) for b, e in (*(p.body for p in plain), *idle)):
+            or any(not 0 <= b < e <= len(text) for b, e in spans) or any(not 0 <= c.at <= len(text) for c in callees):
         return None
-    return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle)  # type: ignore[arg-type]
+    return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle, callees)  # type: ignore[arg-type]

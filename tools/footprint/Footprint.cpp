@@ -8,11 +8,12 @@
 //   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
 //    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
 //    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...],
-//    "idle": [[begin, end]...]}
+//    "callees": [{"name", "body", "at", "namespaces", "uses", "text"}...], "idle": [[begin, end]...]}
 //
 // `idle`: the explicit instantiations that make no kept kernel exist (their kernel is plain, or
 // another's), which are then no roots. `plain`: each target kernel instantiated from a template, printed as a plain definition (see
-// "plain kernels" below). A kernel asked for by a mangled name that no kernel has any more is
+// "plain kernels" below). `callees`: the function templates a plain kernel's code calls with one
+// argument list, printed the same way under a fresh name. A kernel asked for by a mangled name that no kernel has any more is
 // followed by its base name, as the oracle follows a renamed target.
 //
 // An entry is a declaration spelled in the main file (at namespace scope or as a class member)
@@ -132,6 +133,21 @@ public:
         return I + 1;
     }
     return Stop;
+  }
+
+  bool contains(StringRef S) const { return Text.contains(S); }
+  // One more than the largest N in `PrefixN` in the file (0: none).
+  unsigned nextNumber(StringRef Prefix) const {
+    unsigned Next = 0;
+    for (size_t At = Text.find(Prefix); At != StringRef::npos; At = Text.find(Prefix, At + 1)) {
+      unsigned N = 0;
+      size_t I = At + Prefix.size(), Digits = 0;
+      for (; I < Text.size() && isdigit(static_cast<unsigned char>(Text[I])); ++I, ++Digits)
+        N = N * 10 + (Text[I] - '0');
+      if (Digits)
+        Next = std::max(Next, N + 1);
+    }
+    return Next;
   }
 
   // A range whose two ends are both written in the main file, not made by a macro: conditions are
@@ -329,6 +345,8 @@ private:
   std::optional<Span> statementOf(const Decl *D);
   static std::string baseName(StringRef Name);
   llvm::json::Array plainKernels();
+  llvm::json::Array plainCallees();
+  unsigned NextAlias = 0;  // the number of the next `__plain_tN`
 
   ASTContext &Ctx;
   MainFile Main;
@@ -1285,7 +1303,9 @@ void Footprint::drain() {
 // candidate with more parse errors than its file is never tested.
 class TypeNames {
 public:
-  TypeNames(ASTContext &Ctx, const PrintingPolicy &P) : Ctx(Ctx), Policy(P) {}
+  // `Next`: the number of the next alias, shared by the definitions of one run and above any
+  // the file already has, so that two of them never declare one name
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next) : Ctx(Ctx), Policy(P), Next(Next) {}
   // `T` as printed, or its alias when it is a template's specialization
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
@@ -1302,7 +1322,7 @@ public:
     if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
       return spell(C);
     std::string Definition = Decomposed.value_or(S);
-    std::string Name = "__plain_t" + std::to_string(ByText.size());
+    std::string Name = "__plain_t" + std::to_string(Next++);
     ByText[S] = Name;
     Declarations += "using " + Name + " = " + Definition + ";\n";
     return Name;
@@ -1408,6 +1428,7 @@ public:
 private:
   ASTContext &Ctx;
   PrintingPolicy Policy;
+  unsigned &Next;
   std::map<std::string, std::string> ByText;
 };
 
@@ -1415,7 +1436,10 @@ private:
 // template's specialization, through their alias.
 class PlainHelper : public PrinterHelper {
 public:
-  PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names) : Ctx(Ctx), Policy(P), Names(Names) {}
+  // `Within`: the class of a static member function printed as a free one, whose own members
+  // its body names without their class
+  PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names, const CXXRecordDecl *Within = nullptr)
+      : Ctx(Ctx), Policy(P), Names(Names), Within(Within) {}
   bool handledStmt(Stmt *S, raw_ostream &OS) override {
     if (auto *If = dyn_cast<IfStmt>(S); If && If->isConstexpr() && !If->getConditionVariable())
       return constexprIf(If, OS);
@@ -1547,10 +1571,15 @@ private:
   bool reference(DeclRefExpr *E, raw_ostream &OS) {
     NestedNameSpecifier Q = E->getQualifier();
     bool ByType = Q && Q.getKind() == NestedNameSpecifier::Kind::Type;
-    if (!ByType && !E->hasExplicitTemplateArgs())
+    const CXXRecordDecl *Member = Within && !Q ? memberOf(E->getDecl()) : nullptr;
+    if (!ByType && !Member && !E->hasExplicitTemplateArgs())
       return false;
+    // in a static member's body, a qualifier may be a member type of its class
+    // (`ThisThreadBlock::GetThreadId()`): through what it names
     if (ByType)
-      OS << Names.spell(QualType(Q.getAsType(), 0)) << "::";
+      OS << Names.spell(Within ? Q.getAsType()->getCanonicalTypeInternal() : QualType(Q.getAsType(), 0)) << "::";
+    else if (Member)
+      OS << Names.spell(Ctx.getCanonicalTagType(Member)) << "::";
     else if (Q)
       Q.print(OS, Policy);
     OS << (E->hasTemplateKeyword() ? "template " : "") << E->getNameInfo();
@@ -1569,6 +1598,17 @@ private:
     }
     OS << ">";
     return true;
+  }
+  // The class whose member `D` is (an unscoped enum's enumerator: the class around the enum).
+  static const CXXRecordDecl *memberOf(const ValueDecl *D) {
+    if (!isa<VarDecl, FunctionDecl, EnumConstantDecl>(D) || D->isLocalExternDecl())
+      return nullptr;
+    if (auto *V = dyn_cast<VarDecl>(D); V && !V->isStaticDataMember())
+      return nullptr;
+    const DeclContext *DC = D->getDeclContext();
+    if (auto *E = dyn_cast<EnumDecl>(DC); E && !E->isScoped())
+      DC = DC->getParent();
+    return dyn_cast<CXXRecordDecl>(DC);
   }
   // `#pragma unroll` without a count, which the attribute prints as `#pragma unroll (enable)`.
   // In braces: a directive between a loop's head and its body is a statement tree-sitter cannot
@@ -1595,6 +1635,7 @@ private:
   ASTContext &Ctx;
   PrintingPolicy Policy;
   TypeNames &Names;
+  const CXXRecordDecl *Within;
 };
 
 // The value of an attribute's argument, evaluated in the instantiation.
@@ -1646,47 +1687,113 @@ static std::optional<std::string> kernelAttributes(ASTContext &Ctx, const Functi
   return Out;
 }
 
-// The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
-// print: not an instantiation, a parameter pack, an attribute whose value is unknown.
-static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD) {
-  if (!FD->isTemplateInstantiation() || !FD->getBody() || !FD->getReturnType()->isVoidType())
-    return std::nullopt;
-  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
-  if (!Pattern)
-    return std::nullopt;
-  for (const ParmVarDecl *P : Pattern->parameters())
-    if (P->isParameterPack())
-      return std::nullopt;
-  auto Attributes = kernelAttributes(Ctx, FD);
-  if (!Attributes)
-    return std::nullopt;
+static PrintingPolicy plainPolicy(ASTContext &Ctx) {
   PrintingPolicy Policy = Ctx.getPrintingPolicy();
   Policy.AnonymousTagLocations = false;
   Policy.SuppressImplicitBase = true;
   Policy.FullyQualifiedName = true;
-  TypeNames Names(Ctx, Policy);
-  std::string Signature, Body;
-  llvm::raw_string_ostream OS(Signature);
-  // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
-  // `inline` keeps it, where a plain definition would make them internal and change the code
-  OS << (FD->isExternallyVisible() ? "inline " : "") << *Attributes << " void " << FD->getName() << "(";
+  return Policy;
+}
+
+// A type as a plain definition writes it: a class template's specialization through its alias.
+static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
+                      raw_ostream &OS) {
+  QualType Bare = T.getLocalUnqualifiedType();
+  if (Bare.getAsString(Policy).find('<') != std::string::npos &&
+      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
+    OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << (Name.empty() ? "" : " ") << Name;
+  else
+    T.print(OS, Policy, Name);
+}
+
+// `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper.
+static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, TypeNames &Names,
+                             const PrintingPolicy &Policy, const CXXRecordDecl *Within) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << Name << "(";
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
-    QualType T = P->getType();
     OS << (I ? ", " : "");
-    QualType Bare = T.getLocalUnqualifiedType();
-    if (Bare.getAsString(Policy).find('<') != std::string::npos &&
-        (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
-      OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << " " << P->getName();
-    else
-      T.print(OS, Policy, P->getName());
+    printType(P->getType(), P->getName().str(), Names, Policy, OS);
   }
   OS << ")\n";
-  llvm::raw_string_ostream BodyOS(Body);
-  PlainHelper Helper(Ctx, Policy, Names);
-  FD->getBody()->printPretty(BodyOS, &Helper, Policy, 0, "\n", &Ctx);
-  std::string Text = Names.Declarations + Signature + Body;
-  return Text;
+  PlainHelper Helper(Ctx, Policy, Names, Within);
+  FD->getBody()->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+  return Out;
+}
+
+// Whether `FD` is an instantiation this can print: a template's, with a body, without a
+// parameter pack.
+static bool printable(const FunctionDecl *FD) {
+  if (!FD->isTemplateInstantiation() || !FD->getBody() || FD->isVariadic())
+    return false;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  return Pattern && std::none_of(Pattern->param_begin(), Pattern->param_end(),
+                                 [](const ParmVarDecl *P) { return P->isParameterPack(); });
+}
+
+// The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
+// print: not an instantiation, a parameter pack, an attribute whose value is unknown.
+static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next) {
+  if (!printable(FD) || !FD->getReturnType()->isVoidType())
+    return std::nullopt;
+  auto Attributes = kernelAttributes(Ctx, FD);
+  if (!Attributes)
+    return std::nullopt;
+  PrintingPolicy Policy = plainPolicy(Ctx);
+  TypeNames Names(Ctx, Policy, Next);
+  // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
+  // `inline` keeps it, where a plain definition would make them internal and change the code
+  std::string Head = (FD->isExternallyVisible() ? "inline " : "") + *Attributes + " void ";
+  std::string Rest = plainRest(Ctx, FD, FD->getName(), Names, Policy, nullptr);
+  return Names.Declarations + Head + Rest;
+}
+
+// The plain definition, named `Name`, of `FD`: a function template's instantiation on a plain
+// kernel's call path, a free function or a static member (then a free function too). The same
+// repairs as a kernel's, and its own attributes that decide the code (`__device__`, inlining).
+static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name,
+                                                   unsigned &Next) {
+  if (!printable(FD))
+    return std::nullopt;
+  PrintingPolicy Policy = plainPolicy(Ctx);
+  TypeNames Names(Ctx, Policy, Next);
+  std::string Head;
+  llvm::raw_string_ostream OS(Head);
+  // vague linkage, as the instantiation has (`static` when it had none)
+  OS << (FD->isExternallyVisible() ? "inline " : "static inline ") << (FD->isConstexpr() ? "constexpr " : "");
+  if (FD->hasAttr<CUDAHostAttr>())
+    OS << "__attribute__((host)) ";
+  if (FD->hasAttr<CUDADeviceAttr>())
+    OS << "__attribute__((device)) ";
+  if (FD->hasAttr<AlwaysInlineAttr>())
+    OS << "__attribute__((always_inline)) ";
+  if (FD->hasAttr<NoInlineAttr>())
+    OS << "__attribute__((noinline)) ";
+  QualType R = FD->getReturnType();
+  if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
+    R = A->getDeducedType();
+  if (R->getContainedDeducedType())
+    return std::nullopt;
+  printType(R, "", Names, Policy, OS);
+  OS << " ";
+  auto *M = dyn_cast<CXXMethodDecl>(FD);
+  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr);
+  return Names.Declarations + Head + Rest;
+}
+
+// The namespaces around `DC`, outermost first (an unnamed one as ""); nullopt when something
+// else is around it (a class, a function).
+static std::optional<std::vector<std::string>> namespacesOf(const DeclContext *DC) {
+  std::vector<std::string> Out;
+  for (; !DC->isTranslationUnit(); DC = DC->getParent()) {
+    if (auto *N = dyn_cast<NamespaceDecl>(DC))
+      Out.insert(Out.begin(), N->getName().str());
+    else if (!isa<LinkageSpecDecl>(DC))
+      return std::nullopt;
+  }
+  return Out;
 }
 
 // Each target kernel instantiated from a template that no other target shares, as a plain
@@ -1705,26 +1812,140 @@ llvm::json::Array Footprint::plainKernels() {
       continue;
     SourceRange Body = Pattern->getBody()->getSourceRange();
     auto Span = Main.plain(Body) ? Main.span(Body, false) : std::nullopt;
-    auto Text = plainDefinition(Ctx, K);
-    if (!Span || !Text)
+    auto Namespaces = namespacesOf(K->getDeclContext());
+    if (!Span || !Namespaces)
       continue;
-    llvm::json::Array Namespaces;
-    std::vector<std::string> Reversed;
-    bool Ok = true;
-    for (const DeclContext *DC = K->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent()) {
-      if (auto *N = dyn_cast<NamespaceDecl>(DC))
-        Reversed.push_back(N->getName().str());
-      else if (!isa<LinkageSpecDecl>(DC))
-        Ok = false;
-    }
-    if (!Ok)
+    auto Text = plainDefinition(Ctx, K, NextAlias);
+    if (!Text)
       continue;
-    for (auto I = Reversed.rbegin(); I != Reversed.rend(); ++I)
-      Namespaces.push_back(*I);
     Out.push_back(llvm::json::Object{{"kernel", ASTNameGenerator(Ctx).getName(K)},
                                      {"name", K->getName()},
                                      {"body", llvm::json::Array{Span->Begin, Span->End}},
-                                     {"namespaces", std::move(Namespaces)},
+                                     {"namespaces", llvm::json::Array(*Namespaces)},
+                                     {"text", *Text}});
+  }
+  return Out;
+}
+
+// The functions a body names (calls, addresses, operators, constructors); a reference by name
+// comes with its expression, which a plain caller's text may rewrite.
+class Callees : public RecursiveASTVisitor<Callees> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl()))
+      Found.push_back({FD, E});
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(E->getMemberDecl()))
+      Found.push_back({FD, nullptr});
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    Found.push_back({E->getConstructor(), nullptr});
+    return true;
+  }
+  std::vector<std::pair<const FunctionDecl *, const DeclRefExpr *>> Found;
+};
+
+// The function templates on the call path of the kept kernels that have one instantiation
+// reached from them, each named only by plain code (not an instantiation: a plain kernel, a
+// callee printed before): that instantiation printed as a plain function under a fresh name, to
+// put before the outermost declaration around its first caller, the ranges of the references to
+// rewrite to its qualified name, and the template's body, which becomes `;`. One level a
+// footprint: the printed callee is plain code for the next one.
+llvm::json::Array Footprint::plainCallees() {
+  struct Use {
+    const DeclRefExpr *E;
+    const FunctionDecl *In;
+  };
+  std::map<const FunctionDecl *, std::vector<Use>> Uses;                      // specialization -> references
+  std::map<const FunctionDecl *, std::set<const FunctionDecl *>> Instances;  // pattern -> specializations
+  std::deque<const FunctionDecl *> Work;
+  llvm::DenseSet<const FunctionDecl *> Seen;
+  auto push = [&](const FunctionDecl *F) {
+    const FunctionDecl *Def = nullptr;
+    if (F->hasBody(Def) && Seen.insert(Def).second)
+      Work.push_back(Def);
+  };
+  for (const FunctionDecl *K : Targets)
+    push(K);
+  while (!Work.empty()) {
+    const FunctionDecl *F = Work.front();
+    Work.pop_front();
+    Callees C;
+    C.TraverseStmt(F->getBody());
+    for (auto [G, E] : C.Found) {
+      if (G->getPrimaryTemplate())
+        if (const FunctionDecl *P = G->getTemplateInstantiationPattern()) {
+          Instances[P->getCanonicalDecl()].insert(G->getCanonicalDecl());
+          Uses[G->getCanonicalDecl()].push_back({E, F});
+        }
+      push(G);
+    }
+  }
+  // in the file's order, so that a file gets the same names and items every time
+  std::vector<std::pair<unsigned, const FunctionDecl *>> Single;
+  for (auto &[Pattern, Specializations] : Instances)
+    if (Specializations.size() == 1)
+      Single.push_back({Main.offset(Pattern->getLocation()).value_or(0), *Specializations.begin()});
+  std::sort(Single.begin(), Single.end());
+  llvm::json::Array Out;
+  std::set<std::string> Taken;
+  for (auto [Offset, S] : Single) {
+    const FunctionDecl *Def = nullptr;
+    const FunctionDecl *P = S->getTemplateInstantiationPattern();
+    auto *M = dyn_cast<CXXMethodDecl>(S);
+    if (!S->hasBody(Def) || !P || !P->getBody() || !S->getDeclName().isIdentifier() || S->hasAttr<CUDAGlobalAttr>() ||
+        (M && (!M->isStatic() || P->isOutOfLine())) || !Main.plain(P->getBody()->getSourceRange()))
+      continue;
+    auto Body = Main.span(P->getBody()->getSourceRange(), false);
+    auto Namespaces = namespacesOf(M ? M->getParent()->getDeclContext() : S->getDeclContext());
+    if (!Body || !Namespaces ||
+        std::any_of(Namespaces->begin(), Namespaces->end(), [](const std::string &N) { return N.empty(); }))
+      continue;
+    // every reference by name, in plain code, written in the file
+    llvm::json::Array Refs;
+    std::optional<unsigned> At;
+    bool Ok = true;
+    for (const Use &U : Uses[S->getCanonicalDecl()]) {
+      SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
+      auto Ref = Main.plain(R) ? Main.span(R, false) : std::nullopt;
+      if (!Ref || U.In->isTemplateInstantiation() || U.In->isDependentContext()) {
+        Ok = false;
+        break;
+      }
+      Refs.push_back(llvm::json::Array{Ref->Begin, Ref->End});
+      const Decl *Top = U.In;
+      for (const DeclContext *DC = U.In->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent())
+        Top = cast<Decl>(DC);
+      auto Begin = Main.offset(Top->getBeginLoc());
+      if (!Begin) {
+        Ok = false;
+        break;
+      }
+      At = std::min(At.value_or(*Begin), *Begin);
+    }
+    // before its callers, after the template (so after all it names)
+    if (!Ok || !At || *At < Body->End)
+      continue;
+    std::string Base = "__plain_" + S->getName().str(), Name = Base;
+    for (unsigned N = 1; Main.contains(Name) || Taken.count(Name); ++N)
+      Name = Base + std::to_string(N);
+    auto Text = calleeDefinition(Ctx, Def, Name, NextAlias);
+    if (!Text)
+      continue;
+    Taken.insert(Name);
+    std::string Qualified;
+    for (const auto &N : *Namespaces)
+      Qualified += "::" + N;
+    Out.push_back(llvm::json::Object{{"name", Qualified + "::" + Name},
+                                     {"body", llvm::json::Array{Body->Begin, Body->End}},
+                                     {"at", *At},
+                                     {"namespaces", llvm::json::Array(*Namespaces)},
+                                     {"uses", std::move(Refs)},
                                      {"text", *Text}});
   }
   return Out;
@@ -1787,7 +2008,9 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["kernels"] = std::move(Kernels);
   Out["entries"] = std::move(Listed);
   Out["conditions"] = std::move(Conditions);
+  NextAlias = Main.nextNumber("__plain_t");
   Out["plain"] = plainKernels();
+  Out["callees"] = plainCallees();
   llvm::json::Array Idle;
   for (auto [Begin, End] : IdleSpans)
     Idle.push_back(llvm::json::Array{Begin, End});

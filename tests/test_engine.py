@@ -490,6 +490,11 @@ def test_coarse_passes_run_again_once_the_fine_passes_have_shrunk_the_file_by_a_
     # sweep 1: `lines` leaves two lines of 41, then the coarse passes run before `idle`
     assert runs[1][:3] == ["coarse", "watch", "lines"] and runs[1][-3:] == ["coarse", "watch", "idle"]
     assert runs[2] == ["coarse", "watch", "lines", "idle"] and len(runs) == 2
+    # `idle` the sweep's tail: with only it left, the coarse head waits for the next sweep's start
+    runs = sweeps_of({"revisit": [watch], "coarse": [first, watch], "tail": [idle]}, main, LINES,
+                     (b"keep_me", b"v7 "))
+    assert runs[1].count("coarse") == 1 and runs[1][-2:] == ["lines", "idle"]
+    assert runs[2] == ["coarse", "watch", "lines", "idle"] and len(runs) == 2
     # under a tenth: `lines` deletes one line of twelve and no coarse run follows
     lines = [b"int v%d = %d;\n" % (i, i) for i in range(12)]
     runs = sweeps_of({"revisit": [watch], "coarse": [first, watch], "coarse_shrink": 0.1}, main, b"".join(lines),

@@ -71,9 +71,33 @@ def test_between_two_passes_the_coarse_head_after_a_tenth_else_the_revisit_passe
     assert s.between(fine, b"x" * 100) == []                 # unchanged since `fold` ran
     assert s.between(fine, b"x" * 95) == [fold]              # changed
     assert s.between(fold, b"x" * 95) == []
-    assert s.between(fine, b"x" * 90) == [head]              # a tenth less than when `head` ended
-    assert s.between(head, b"x" * 90) == []
-    assert s.between(fine, b"x" * 90) == [fold]              # the coarse head did not run `fold`
+    assert s.between(fine, b"x" * 90, [fine]) == [head]      # a tenth less than when `head` ended
+    assert s.between(head, b"x" * 90, [fine]) == []
+    assert s.between(fine, b"x" * 90, [fine]) == [fold]      # the coarse head did not run `fold`
+
+
+def test_the_coarse_head_does_not_run_again_when_only_the_sweeps_tail_is_left():
+    """The next sweep starts with the coarse head: a rerun just before it, with only the tail
+    (`blank`) or nothing left of the sweep, would repeat its tests on a text the tail changed."""
+    default = Schedule.from_registry()
+    assert names(default.tail) == ["blank"] == [passes.MAIN[-1]]
+    assert Schedule.from_registry(skip=["blank"]).tail == []
+    assert names(Schedule.from_registry(["lines", "blank"]).tail) == ["blank"]
+    assert Schedule.from_registry(["blank", "lines"]).tail == []
+    head, fine, last, tail = passes.resolve(["conditionals", "lines", "tokens", "blank"])
+    s = Schedule(main=[head, fine, last, tail], coarse=[head], tail=[tail])
+    s.begin(b"x" * 100, sweeping=True)
+    assert s.between(head, b"x" * 100, [fine, last, tail]) == []
+    assert s.between(fine, b"x" * 90, [last, tail]) == [head]  # a fine pass is left: run it again
+    assert s.between(head, b"x" * 90, [last, tail]) == []
+    assert s.between(last, b"x" * 81, [tail]) == []          # a tenth less, but only the tail is left
+    assert s.between(tail, b"x" * 80, []) == []              # nothing left: the next sweep starts with it
+    assert s.between(last, b"x" * 81, [last, tail]) == [head]  # the same, were a fine pass left
+    s.begin(b"x" * 100, sweeping=True)                       # a sweep whose `tokens` rests: [head, fine, tail]
+    assert s.between(fine, b"x" * 50, [tail]) == []
+    no_tail = Schedule(main=[head, fine, tail], coarse=[head])  # --passes without blank last
+    no_tail.begin(b"x" * 100, sweeping=True)
+    assert no_tail.between(fine, b"x" * 50, [tail]) == [head] and no_tail.between(tail, b"x" * 40, []) == []
 
 
 def test_within_a_pass_the_revisit_passes_run_once_the_part_has_shrunk_by_a_fifth():

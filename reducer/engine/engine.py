@@ -236,15 +236,18 @@ class Engine:
             self._part = self.status.part = i
             self.best = self._source(self.parts[i])
             self.schedule.begin(self._best.text, sweeping)
-            run = self._run_in_sweep if sweeping else self._run_pass
-            for p in passes:
-                run(p)
+            for n, p in enumerate(passes):
+                if sweeping:
+                    self._run_in_sweep(p, passes[n + 1:])
+                else:
+                    self._run_pass(p)
 
-    def _run_in_sweep(self, p: Pass) -> None:
-        """Run `p`, then whatever the schedule runs after it before the next pass of the sweep."""
+    def _run_in_sweep(self, p: Pass, left: list[Pass]) -> None:
+        """Run `p`, then whatever the schedule runs after it before `left`, the passes of the
+        sweep still to come."""
         self._run_pass(p)
-        for q in self.schedule.between(p, self._best.text):
-            self._run_in_sweep(q)
+        for q in self.schedule.between(p, self._best.text, left):
+            self._run_in_sweep(q, left)
 
     def _revisit(self, p: Pass) -> None:
         """After `p` accepted a candidate: whatever the schedule runs before its next search

@@ -22,8 +22,8 @@ class Schedule:
 
     def __init__(self, *, first: Sequence[Pass] = (), main: Sequence[Pass], last: Sequence[Pass] = (),
                  replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
-                 coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, adaptive: bool = False,
-                 rest_rate: int = 32):
+                 coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, tail: Sequence[Pass] = (),
+                 adaptive: bool = False, rest_rate: int = 32):
         self.first, self.main, self.last = list(first), list(main), list(last)
         # The replacement stage (Vulcan's): once a sweep of the main list removes nothing, these
         # run as a sweep of their own; if one of them is accepted, the main sweeps resume (a
@@ -43,7 +43,11 @@ class Schedule:
         # shrunk the part by `coarse_shrink` since it last ended, it runs again before the next
         # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
         # passes expose (a helper no longer called, a template used once) is the coarse passes'.
-        self.coarse, self.coarse_shrink = list(coarse), coarse_shrink
+        # Not when only the sweep's `tail` (the main list's closing passes: `blank`) or nothing is
+        # left of the sweep: the next sweep starts with the coarse head, and a rerun just before
+        # it repeats its tests on a text that differs by a tail pass's edits (blank lines move
+        # every line, so nothing of it is remembered).
+        self.coarse, self.coarse_shrink, self.tail = list(coarse), coarse_shrink, list(tail)
         # After a full sweep, only the main passes that removed something run again, until none
         # does; then a full sweep again.
         self.adaptive = adaptive
@@ -70,8 +74,9 @@ class Schedule:
         """The default schedule, or `pass_names` as the main list (and no replacement stage); with
         `rename`, the identifier shortening joins the main list; without `replacements`, no
         replacement stage; the passes named in `skip` are taken out of all four. The revisit
-        passes and the coarse head are those of the default ones left in the main list. An
-        unknown name is a KeyError that lists the known ones."""
+        passes and the coarse head are those of the default ones left in the main list, its tail
+        the default main list's closing tidy-up (`blank`) when it is left there. An unknown name
+        is a KeyError that lists the known ones."""
         passes.resolve(list(skip))
         stage: Sequence[str] = passes.REPLACE if replacements else ()
         names: tuple[Sequence[str], ...] = (
@@ -81,7 +86,8 @@ class Schedule:
         first, main, replace, last = (passes.resolve([n for n in listed if n not in skip]) for listed in names)
         return cls(first=first, main=main, replace=replace, last=last, adaptive=adaptive,
                    revisit=[p for p in main if p.name in passes.REVISIT],
-                   coarse=[p for p in main if p.name in passes.COARSE])
+                   coarse=[p for p in main if p.name in passes.COARSE],
+                   tail=[p for p in main[-1:] if p.name == passes.MAIN[-1]])
 
     def next_sweep(self, swept: list[Pass], removed: list[Pass],
                    paid: Mapping[str, tuple[int, int]] | None = None) -> list[Pass]:
@@ -120,17 +126,19 @@ class Schedule:
         self._revisited = text if sweeping else None
         self._coarse_mark = len(text)
 
-    def between(self, p: Pass, text: bytes) -> list[Pass]:
-        """`p` has run in a sweep and left the part at `text`: the passes to run before the next
-        one (ask again after each of them). The coarse head if the part has shrunk enough since
-        it last ended, else the revisit passes if the part changed since they last ran."""
+    def between(self, p: Pass, text: bytes, left: Sequence[Pass] = ()) -> list[Pass]:
+        """`p` has run in a sweep and left the part at `text`, and `left` are the passes of the
+        sweep still to come: the passes to run before them (ask again after each of them). The
+        coarse head if the part has shrunk enough since it last ended and more than the tail is
+        left, else the revisit passes if the part changed since they last ran."""
         if p in self.revisit:
             self._revisited = text
         if p in self.coarse:
             if p is self.coarse[-1]:
                 self._coarse_mark = len(text)
             return []
-        if self.coarse and len(text) <= (1 - self.coarse_shrink) * self._coarse_mark:
+        if (self.coarse and len(text) <= (1 - self.coarse_shrink) * self._coarse_mark
+                and any(q not in self.tail for q in left)):
             return self.coarse
         if self.revisit and p not in self.revisit and text != self._revisited:
             return self.revisit

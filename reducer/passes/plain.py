@@ -47,7 +47,8 @@ class Plain(Pass):
             if text[t.start:t.end] != b"template" or i + 1 == len(tokens) or text[tokens[i + 1].start] != ord("<"):
                 continue
             depth = 0
-            for u in tokens[i + 1:]:
+            for j in range(i + 1, len(tokens)):  # by index: a slice per template is quadratic on a big file
+                u = tokens[j]
                 c = text[u.start:u.end] if u.kind == "punct" else b""
                 if c in (b"(", b"["):
                     depth += 1

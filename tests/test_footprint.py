@@ -254,3 +254,43 @@ def test_a_missing_or_stale_plugin_names_the_setup_command(tmp_path, monkeypatch
     os.utime(tmp_path / "footprint.so", (0, 0))
     with pytest.raises(footprint.PluginMissing, match="older than Footprint.cpp: run `bash scripts/setup.sh`"):
         footprint.plugin_flags()
+
+
+# composable_kernel's launcher: the kernel is named in a generic lambda of a member that the
+# explicitly instantiated member calls as `this->RunGemm` (a member access, no DeclRefExpr)
+INVOKER = b"""#include <hip/hip_runtime.h>
+#include <type_traits>
+namespace lib {
+template <class T, bool Loop> __global__ void kern(T* out) { out[threadIdx.x] = Loop ? 2 : 1; }
+template <class T> float launch_and_time(void (*k)(T*), T* out) { k<<<1, 64>>>(out); return 0.f; }
+template <class T> struct DeviceOp {
+  struct Argument { T* out; int k; };
+  struct Invoker {
+    float RunGemm(const Argument& arg) {
+      auto launch_kernel = [&](auto has_loop) {
+        constexpr bool loop = decltype(has_loop)::value;
+        const auto kernel = kern<T, loop>;
+        return launch_and_time(kernel, arg.out);
+      };
+      if (arg.k > 4) return launch_kernel(std::integral_constant<bool, true>{});
+      return launch_kernel(std::integral_constant<bool, false>{});
+    }
+    float Run(const Argument& arg) { return RunGemm(arg); }
+  };
+};
+}
+namespace bench { using Op = lib::DeviceOp<float>; }
+template float bench::Op::Invoker::Run(const bench::Op::Argument&);
+"""
+
+
+def test_an_explicit_instantiation_that_launches_through_a_member_call_stays(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    fp = service(c).footprint(INVOKER, INVOKER)
+    assert fp is not None and len(fp.kernels) == 2
+    # Run reaches the kernels through `this->RunGemm`: it is a root, not idle
+    assert fp.idle == ()
+    r = reached(fp, INVOKER)
+    assert r["lib::kern"] and r["lib::launch_and_time"] and r["lib::DeviceOp"]
+    alone = without_unreached(fp, INVOKER)
+    assert compiles(c, alone) and b"template float bench::Op::Invoker::Run" in alone

@@ -702,8 +702,13 @@ public:
       Kernels.push_back(FD);
     return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl()); FD && !Stack.empty())
+  // a function is named by a reference, a member access (`RunGemm(arg)` in a member is
+  // `this->RunGemm`) or a construction
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return names(E->getDecl()); }
+  bool VisitMemberExpr(MemberExpr *E) { return names(E->getMemberDecl()); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) { return names(E->getConstructor()); }
+  bool names(Decl *D) {
+    if (auto *FD = dyn_cast_or_null<FunctionDecl>(D); FD && !Stack.empty())
       By[FD->getCanonicalDecl()].push_back(Stack.back());
     return true;
   }

@@ -107,23 +107,24 @@ def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
     assert kernels(c, alone) == after
 
 
+def plain_step(values, text: bytes) -> bytes:
+    """Every item of `plain` on `text` in one candidate, checked as the engine would before a test:
+    within the pass's measure, no more parse errors."""
+    src = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
+    step = REGISTRY["plain"]
+    candidate = apply(text, [e for i in step.enumerate(src) for e in i])
+    assert step.progresses(src, candidate)
+    assert Source(candidate, "cuda").error_count <= src.error_count
+    return candidate
+
+
 def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
     """The next footprint of the plain kernel: a device function template and a class template's
     static member function template it calls, each printed plain under a fresh name, its calls
     rewritten, its template's body `;`; `unreached` then deletes both templates."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (KERN,))
-    step = REGISTRY["plain"]
-
-    def plain_step(text: bytes) -> tuple[Source, bytes]:
-        src = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
-        items = step.enumerate(src)
-        candidate = apply(text, [e for i in items for e in i])
-        assert step.progresses(src, candidate)
-        assert Source(candidate, "cuda").error_count <= src.error_count
-        return src, candidate
-
-    _, kernel = plain_step(KERNEL)
+    kernel = plain_step(values, KERNEL)
     fp = values.footprint(kernel, kernel)
     assert fp is not None and fp.plain == ()
     assert sorted(x.name for x in fp.callees) == ["::lib::__plain_run", "::lib::__plain_scale"]
@@ -131,7 +132,7 @@ def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
     # the static member as a free function: its class's members through the class's name
     assert "__attribute__((device))" in run.text and "::twice(" in run.text and "::lanes" in run.text
     assert "if constexpr" not in run.text and "never instantiated" not in run.text
-    _, callees = plain_step(kernel)
+    callees = plain_step(values, kernel)
     assert b"never instantiated" not in callees and b"__plain_scale(" in callees
     before = kernels(c, KERNEL)
     after = kernels(c, callees)
@@ -146,6 +147,58 @@ def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
     alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
     assert b"template <bool Wide>" not in alone and b"template <int N>" not in alone
     assert kernels(c, alone) == after
+
+
+# composable_kernel's shape: a static member template whose body spells types with its class's
+# members as template arguments (`Sequence<AK0PerBlock, 256, AK1>`, `Number<NumDTensor>{}`),
+# next to a generic lambda, whose `auto` parameter keeps its body a pattern
+MEMBERS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int... Is> struct Seq { static constexpr int size = sizeof...(Is); };
+template <int N> struct Num { static constexpr int value = N; };
+template <class F, int... Is> __device__ void each(F f, Seq<Is...>) { (f(Num<Is>{}), ...); }
+template <class T, int Lanes> struct Gemm {
+  static constexpr int Width = Lanes * 2;
+  static constexpr auto I1 = Num<1>{};
+  template <bool Tail> __device__ static T run(const T* in, const Num<Lanes>& lanes) {
+    T acc = 0;
+    each([&](auto i) { acc += in[threadIdx.x + i.value * Width] * Num<Width>::value; }, Seq<0, Width, I1.value>{});
+    auto n = Num<Width + Lanes>{};
+    return acc * static_cast<T>(Seq<Width, 4>::size + n.value + lanes.value);
+  }
+};
+template <class T, int L> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  out[threadIdx.x] = Gemm<T, L>::template run<false>(in, Num<L>{});
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T, 4><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+MEMBERS_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+
+
+def test_a_static_members_types_that_name_its_class_members_become_their_values(tmp_path):
+    """A static member printed as a free function: the types its body spells with its class's
+    members as arguments, which mean nothing outside the class, through aliases of their values;
+    the generic lambda keeps `auto` and the member it names goes through the class's alias."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (MEMBERS_KERN,))
+    kernel = plain_step(values, MEMBERS)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (run,) = (x for x in fp.callees if x.name == "::lib::__plain_run")
+    for written in ("Num<Width>", "Seq<0, Width", "Num<Width + Lanes>", "Seq<Width, 4>"):
+        assert written not in run.text
+    assert "[&](auto i)" in run.text and "type-parameter" not in run.text and "::Width" in run.text
+    callees = plain_step(values, kernel)
+    assert b"__plain_run(" in callees
+    before, after = kernels(c, MEMBERS), kernels(c, callees)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][MEMBERS_KERN]
 
 
 @pytest.mark.parametrize("case", ["wgrad_tiny_pos", "mfconv_pos"])

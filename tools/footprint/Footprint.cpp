@@ -1319,6 +1319,8 @@ public:
     auto It = ByText.find(S);
     if (It != ByText.end())
       return It->second;
+    if (auto Through = indirect(T))
+      return *Through;
     auto Decomposed = decomposed(T);  // its type arguments named first
     // a member type of a specialization (`typename shape<T, C>::acc_t`): through the class's name
     if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
@@ -1335,6 +1337,19 @@ public:
   std::string Declarations;
 
 private:
+  // A pointer or a reference to a (const) type, as its pointee's spelling: a static member's
+  // `const Desc &` parameter aliased whole (`using __plain_t9 = const ck::Tuple<...> &;`) is an
+  // argument list tree-sitter loses its way in.
+  std::optional<std::string> indirect(QualType T) {
+    if (T.hasLocalQualifiers() || !(T->isPointerType() || T->isReferenceType()))
+      return std::nullopt;
+    QualType P = T->getPointeeType();
+    Qualifiers Q = P.getQualifiers();
+    if (Q.hasQualifiers() && !Q.hasOnlyConst())
+      return std::nullopt;
+    const char *Suffix = T->isPointerType() ? " *" : T->isLValueReferenceType() ? " &" : " &&";
+    return (Q.hasConst() ? "const " : "") + spell(P.getUnqualifiedType()) + Suffix;
+  }
   // A class template's specialization with each type argument spelled (so aliased) on its own:
   // tree-sitter loses its way in nested argument lists even in an alias.
   std::optional<std::string> decomposed(QualType T) {
@@ -1437,6 +1452,17 @@ private:
   std::map<std::string, std::string> ByText;
 };
 
+// A type as a plain definition writes it: a class template's specialization through its alias.
+static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
+                      raw_ostream &OS) {
+  QualType Bare = T.getLocalUnqualifiedType();
+  if (Bare.getAsString(Policy).find('<') != std::string::npos &&
+      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
+    OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << (Name.empty() ? "" : " ") << Name;
+  else
+    T.print(OS, Policy, Name);
+}
+
 // Prints what the statement printer cannot: `if constexpr`, and names qualified by a class
 // template's specialization, through their alias.
 class PlainHelper : public PrinterHelper {
@@ -1461,12 +1487,123 @@ public:
             OS << *V;
             return true;
           }
+    if (auto *E = dyn_cast<Expr>(S); E && Within && typed(E, OS))
+      return true;
     if (auto *E = dyn_cast<Expr>(S))
       return folded(E, OS);
     return false;
   }
 
 private:
+  // In a static member's body, a type the statement printer writes as spelled in the class:
+  // its template arguments may name the class's members (`Sequence<AK0PerBlock, 256, AK1>`,
+  // `Number<NumDTensor>`), which mean nothing outside it. One that depends on nothing (a generic
+  // lambda's `auto` parameters do) and names nothing local goes through its alias, whose
+  // arguments are the values; nullopt: as written.
+  std::optional<std::string> respelled(QualType T) {
+    if (T.isNull() || T->isInstantiationDependentType() || T->getContainedDeducedType() ||
+        T.getAsString(Policy).find('<') == std::string::npos || !nameable(T.getCanonicalType()))
+      return std::nullopt;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    printType(T, "", Names, Policy, OS);
+    return Out;
+  }
+  // Whether canonical type `T` can be named before the function: no closure, no local or
+  // unnamed class, in it or in its template arguments.
+  static bool nameable(QualType T) {
+    if (T->isPointerType() || T->isReferenceType())
+      return nameable(T->getPointeeType().getCanonicalType());
+    if (auto *A = T->getAsArrayTypeUnsafe())
+      return nameable(A->getElementType().getCanonicalType());
+    const TagDecl *D = T->getAsTagDecl();
+    if (!D)
+      return true;
+    if (!D->getIdentifier() || D->getParentFunctionOrMethod())
+      return false;
+    auto *S = dyn_cast<ClassTemplateSpecializationDecl>(D);
+    return !S || std::all_of(S->getTemplateArgs().asArray().begin(), S->getTemplateArgs().asArray().end(),
+                             nameableArgument);
+  }
+  static bool nameableArgument(const TemplateArgument &A) {
+    if (A.getKind() == TemplateArgument::Pack)
+      return std::all_of(A.pack_begin(), A.pack_end(), nameableArgument);
+    return A.getKind() != TemplateArgument::Type || nameable(A.getAsType().getCanonicalType());
+  }
+  // The expressions whose text starts with, or holds, a type: each as the statement printer
+  // writes it, the type respelled.
+  bool typed(Expr *E, raw_ostream &OS) {
+    auto Arguments = [&](auto Range, const char *Open, const char *Close) {
+      OS << Open;
+      bool First = true;
+      for (Expr *A : Range) {
+        if (isa<CXXDefaultArgExpr>(A))
+          break;
+        OS << (First ? "" : ", ");
+        First = false;
+        A->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      }
+      OS << Close;
+    };
+    if (auto *C = dyn_cast<CXXTemporaryObjectExpr>(E)) {
+      auto T = respelled(C->getTypeSourceInfo()->getType());
+      if (!T)
+        return false;
+      OS << *T;
+      if (C->isStdInitListInitialization())
+        Arguments(C->arguments(), "", "");
+      else if (C->isListInitialization())
+        Arguments(C->arguments(), "{", "}");
+      else
+        Arguments(C->arguments(), "(", ")");
+      return true;
+    }
+    if (auto *C = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      auto T = respelled(C->getTypeAsWritten());
+      if (!T)
+        return false;
+      bool List = C->isListInitialization();  // the braces are the initialiser's own
+      OS << *T << (List ? "" : "(");
+      C->getSubExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      OS << (List ? "" : ")");
+      return true;
+    }
+    if (auto *C = dyn_cast<CXXUnresolvedConstructExpr>(E)) {
+      auto T = respelled(C->getTypeAsWritten());
+      if (!T)
+        return false;
+      OS << *T;
+      bool List = C->isListInitialization();
+      Arguments(C->arguments(), List ? "" : "(", List ? "" : ")");
+      return true;
+    }
+    if (auto *C = dyn_cast<CXXScalarValueInitExpr>(E)) {
+      auto T = C->getTypeSourceInfo() ? respelled(C->getTypeSourceInfo()->getType()) : std::nullopt;
+      if (!T)
+        return false;
+      OS << *T << "()";
+      return true;
+    }
+    if (auto *C = dyn_cast<CStyleCastExpr>(E)) {
+      auto T = respelled(C->getTypeAsWritten());
+      if (!T)
+        return false;
+      OS << "(" << *T << ")";
+      C->getSubExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      return true;
+    }
+    if (auto *C = dyn_cast<CXXNamedCastExpr>(E)) {
+      auto T = respelled(C->getTypeAsWritten());
+      if (!T)
+        return false;
+      OS << C->getCastName() << "<" << *T << ">(";
+      C->getSubExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      OS << ")";
+      return true;
+    }
+    return false;
+  }
+
   // A local variable: the declaration printer knows no helper, so its initialiser is printed
   // again with this one, in its place.
   bool declaration(DeclStmt *DS, raw_ostream &OS) {
@@ -1698,17 +1835,6 @@ static PrintingPolicy plainPolicy(ASTContext &Ctx) {
   Policy.SuppressImplicitBase = true;
   Policy.FullyQualifiedName = true;
   return Policy;
-}
-
-// A type as a plain definition writes it: a class template's specialization through its alias.
-static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
-                      raw_ostream &OS) {
-  QualType Bare = T.getLocalUnqualifiedType();
-  if (Bare.getAsString(Policy).find('<') != std::string::npos &&
-      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
-    OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << (Name.empty() ? "" : " ") << Name;
-  else
-    T.print(OS, Policy, Name);
 }
 
 // `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper.

@@ -151,11 +151,15 @@ def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
 
 # composable_kernel's shape: a static member template whose body spells types with its class's
 # members as template arguments (`Sequence<AK0PerBlock, 256, AK1>`, `Number<NumDTensor>{}`),
-# next to a generic lambda, whose `auto` parameter keeps its body a pattern
+# next to a generic lambda, whose `auto` parameter keeps its body a pattern; and a constexpr
+# template whose instantiation returns a type that is not literal, with a `const` type argument
+# (CK's `BlockwiseGemmXdlops_..._Selector()`)
 MEMBERS = b"""#include <hip/hip_runtime.h>
 namespace lib {
 template <int... Is> struct Seq { static constexpr int size = sizeof...(Is); };
 template <int N> struct Num { static constexpr int value = N; };
+template <class T> struct Acc { T v; __device__ ~Acc() {} };
+template <class D> __device__ constexpr Acc<const D> widen(D x) { return Acc<const D>{x}; }
 template <class F, int... Is> __device__ void each(F f, Seq<Is...>) { (f(Num<Is>{}), ...); }
 template <class T, int Lanes> struct Gemm {
   static constexpr int Width = Lanes * 2;
@@ -168,7 +172,7 @@ template <class T, int Lanes> struct Gemm {
   }
 };
 template <class T, int L> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
-  out[threadIdx.x] = Gemm<T, L>::template run<false>(in, Num<L>{});
+  out[threadIdx.x] = Gemm<T, L>::template run<false>(in, Num<L>{}) + widen(Num<L>{}).v.value;
 }
 }
 template <class T> struct Launcher {
@@ -182,7 +186,8 @@ MEMBERS_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
 def test_a_static_members_types_that_name_its_class_members_become_their_values(tmp_path):
     """A static member printed as a free function: the types its body spells with its class's
     members as arguments, which mean nothing outside the class, through aliases of their values;
-    the generic lambda keeps `auto` and the member it names goes through the class's alias."""
+    the generic lambda keeps `auto` and the member it names goes through the class's alias. A
+    constexpr instantiation whose type is not literal is printed without `constexpr`."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (MEMBERS_KERN,))
     kernel = plain_step(values, MEMBERS)
@@ -192,6 +197,8 @@ def test_a_static_members_types_that_name_its_class_members_become_their_values(
     for written in ("Num<Width>", "Seq<0, Width", "Num<Width + Lanes>", "Seq<Width, 4>"):
         assert written not in run.text
     assert "[&](auto i)" in run.text and "type-parameter" not in run.text and "::Width" in run.text
+    (widen,) = (x for x in fp.callees if x.name == "::lib::__plain_widen")
+    assert "constexpr" not in widen.text and "= const " not in widen.text
     callees = plain_step(values, kernel)
     assert b"__plain_run(" in callees
     before, after = kernels(c, MEMBERS), kernels(c, callees)

@@ -1321,6 +1321,8 @@ public:
       return It->second;
     if (auto Through = indirect(T))
       return *Through;
+    if (Qualifiers Q = T.getQualifiers(); Q.hasQualifiers() && Q.hasOnlyConst())  // a type argument `const Desc`
+      return "const " + spell(T.getUnqualifiedType());
     auto Decomposed = decomposed(T);  // its type arguments named first
     // a member type of a specialization (`typename shape<T, C>::acc_t`): through the class's name
     if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
@@ -1487,7 +1489,7 @@ public:
             OS << *V;
             return true;
           }
-    if (auto *E = dyn_cast<Expr>(S); E && Within && typed(E, OS))
+    if (auto *E = dyn_cast<Expr>(S); E && typed(E, OS))
       return true;
     if (auto *E = dyn_cast<Expr>(S))
       return folded(E, OS);
@@ -1495,11 +1497,12 @@ public:
   }
 
 private:
-  // In a static member's body, a type the statement printer writes as spelled in the class:
+  // A type the statement printer writes as the template spelled it: in a static member's body
   // its template arguments may name the class's members (`Sequence<AK0PerBlock, 256, AK1>`,
-  // `Number<NumDTensor>`), which mean nothing outside it. One that depends on nothing (a generic
-  // lambda's `auto` parameters do) and names nothing local goes through its alias, whose
-  // arguments are the values; nullopt: as written.
+  // `Number<NumDTensor>`), which mean nothing outside the class, and a long argument list is
+  // one tree-sitter loses its way in. One that depends on nothing (a generic lambda's `auto`
+  // parameters do) and names nothing local goes through its alias, whose arguments are the
+  // values; nullopt: as written.
   std::optional<std::string> respelled(QualType T) {
     if (T.isNull() || T->isInstantiationDependentType() || T->getContainedDeducedType() ||
         T.getAsString(Policy).find('<') == std::string::npos || !nameable(T.getCanonicalType()))
@@ -1890,10 +1893,20 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
   TypeNames Names(Ctx, Policy, Next);
+  QualType R = FD->getReturnType();
+  if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
+    R = A->getDeducedType();
+  if (R->getContainedDeducedType())
+    return std::nullopt;
+  // an instantiation whose types are not literal is constexpr in name only (CK's
+  // `BlockwiseGemmXdlops_..._Selector()`); a plain function so declared does not compile
+  bool Constexpr = FD->isConstexpr() && R->isLiteralType(Ctx) &&
+                   std::all_of(FD->param_begin(), FD->param_end(),
+                               [&](const ParmVarDecl *P) { return P->getType()->isLiteralType(Ctx); });
   std::string Head;
   llvm::raw_string_ostream OS(Head);
   // vague linkage, as the instantiation has (`static` when it had none)
-  OS << (FD->isExternallyVisible() ? "inline " : "static inline ") << (FD->isConstexpr() ? "constexpr " : "");
+  OS << (FD->isExternallyVisible() ? "inline " : "static inline ") << (Constexpr ? "constexpr " : "");
   if (FD->hasAttr<CUDAHostAttr>())
     OS << "__attribute__((host)) ";
   if (FD->hasAttr<CUDADeviceAttr>())
@@ -1902,11 +1915,6 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
     OS << "__attribute__((always_inline)) ";
   if (FD->hasAttr<NoInlineAttr>())
     OS << "__attribute__((noinline)) ";
-  QualType R = FD->getReturnType();
-  if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
-    R = A->getDeducedType();
-  if (R->getContainedDeducedType())
-    return std::nullopt;
   printType(R, "", Names, Policy, OS);
   OS << " ";
   auto *M = dyn_cast<CXXMethodDecl>(FD);

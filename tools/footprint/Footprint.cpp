@@ -1459,9 +1459,11 @@ static void printType(QualType T, const std::string &Name, TypeNames &Names, con
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();
   if (Bare.getAsString(Policy).find('<') != std::string::npos &&
-      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst()))
-    OS << (T.isLocalConstQualified() ? "const " : "") << Names.spell(Bare) << (Name.empty() ? "" : " ") << Name;
-  else
+      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst())) {
+    std::string Spelled = Names.spell(Bare);
+    bool Space = !Name.empty() && !StringRef(Spelled).ends_with("&") && !StringRef(Spelled).ends_with("*");
+    OS << (T.isLocalConstQualified() ? "const " : "") << Spelled << (Space ? " " : "") << Name;
+  } else
     T.print(OS, Policy, Name);
 }
 

@@ -84,8 +84,12 @@ def _instructions(tc, obj: Path) -> list[tuple[int, str, list[str]]]:
     return out
 
 
-def _value(operand: str) -> int:
-    return int(operand.removeprefix("lit(").removesuffix(")"), 0) & 0xFFFFFFFF
+def _value(operand: str) -> int | None:
+    """A literal operand's low 32 bits; None for a register."""
+    try:
+        return int(operand.removeprefix("lit(").removesuffix(")"), 0) & 0xFFFFFFFF
+    except ValueError:
+        return None
 
 
 def _low(pair: str) -> int:
@@ -95,7 +99,8 @@ def _low(pair: str) -> int:
 def _graph_by_objdump(tc, obj: Path, kernel: str) -> tuple[list[list[tuple[int, str, list[str]]]], list[str], int]:
     """(each reached function's instructions, their names, indirect calls) from the object alone: a
     call's target is the address after its s_getpc_b64 plus the 64-bit offset its s_add_u32 and
-    s_addc_u32 literals add; a call whose register pair no such sequence set is indirect."""
+    s_addc_u32 literals add (a register added to the pair instead, as real code does with other
+    s_getpc_b64 results, forgets it); a call whose register pair no such sequence set is indirect."""
     functions = _functions(tc, obj)
     code = _instructions(tc, obj)
     start = next(a for a, (n, _) in functions.items() if n == kernel)
@@ -113,10 +118,16 @@ def _graph_by_objdump(tc, obj: Path, kernel: str) -> tuple[list[list[tuple[int, 
             if mnemonic == "s_getpc_b64":
                 base[_low(ops[0])] = address + 4
             elif mnemonic == "s_add_u32" and ops[0] == ops[1] and _low(ops[0]) in base:
-                low[_low(ops[0])] = _value(ops[2])
+                if (v := _value(ops[2])) is None:
+                    del base[_low(ops[0])]
+                else:
+                    low[_low(ops[0])] = v
             elif mnemonic == "s_addc_u32" and ops[0] == ops[1] and _low(ops[0]) - 1 in low:
                 r = _low(ops[0]) - 1
-                offset = (_value(ops[2]) << 32) | low[r]
+                if (v := _value(ops[2])) is None or r not in base:
+                    del low[r]
+                    continue
+                offset = (v << 32) | low[r]
                 target[r] = base[r] + offset - (1 << 64 if offset >> 63 else 0)
             elif mnemonic == "s_swappc_b64" or (mnemonic == "s_setpc_b64" and _low(ops[0]) in target):
                 t = target.get(_low(ops[-1]))

@@ -232,3 +232,75 @@ def test_a_corpus_kernel_becomes_plain_and_keeps_its_code(tmp_path, case):
         # the template's instantiations are emitted no more; the plain kernel has the same code
         assert base_name(plain) == base_name(target) and plain != target
         assert after[side][plain] == before[side][target]
+
+
+# composable_kernel's shapes past its `Run<false>`: one function template reached with two
+# argument lists (`make_dynamic_buffer<Global>` and `<Lds>`), and a static member template called
+# through an object (`gridwise_gemm_pipeline.template Run<HasMainKBlockLoop>(...)`)
+SHAPES = b"""#include <hip/hip_runtime.h>
+namespace lib {
+enum class Space { Global, Lds };
+template <Space S, class T> struct Buf { T* p; __device__ T get(int i) const { return p[i]; } };
+template <Space S, class T> __device__ Buf<S, T> make_buf(T* p) {
+  if constexpr (S == Space::Lds) { return Buf<S, T>{p + 1}; } else { return Buf<S, T>{p}; }
+}
+template <int N> struct Pipe {
+  template <bool Tail> __device__ static float run(const Buf<Space::Global, const float>& g, float* lds) {
+    float acc = 0;
+    for (int i = 0; i < N; ++i) {
+      lds[threadIdx.x] = g.get(threadIdx.x * N + i);
+      __syncthreads();
+      acc += lds[(threadIdx.x + 1) % 64];
+      __syncthreads();
+    }
+    if constexpr (Tail) { acc *= 2; }
+    return acc;
+  }
+};
+template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  __shared__ T stage[65];
+  auto g = make_buf<Space::Global>(in);
+  auto l = make_buf<Space::Lds>(stage);
+  Pipe<N> pipe;
+  out[threadIdx.x] = pipe.template run<false>(g, stage) + l.get(threadIdx.x);
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T, 4><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+SHAPES_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+
+
+def test_a_template_with_two_argument_lists_and_a_static_member_called_through_an_object(tmp_path):
+    """A template reached with two argument lists is printed twice, under a name each, every call
+    rewritten to its own; a static member template called through an object is printed and its
+    call (object and all: its evaluation does nothing) rewritten to the name. One item takes
+    both of a template's printed forms and its body."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (SHAPES_KERN,))
+    kernel = plain_step(values, SHAPES)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    assert sorted(x.name for x in fp.callees) == ["::lib::__plain_make_buf_1", "::lib::__plain_make_buf_2",
+                                                  "::lib::__plain_run"]
+    first, second = (x for x in fp.callees if "make_buf" in x.name)
+    assert first.body == second.body and "p + 1" in second.text and "p + 1" not in first.text
+    src = Source(kernel, "cuda", values.bind(lambda probe, part=kernel: part + probe))
+    assert len(REGISTRY["plain"].enumerate(src)) == 2
+    callees = plain_step(values, kernel)
+    assert b"pipe." not in callees and b"__plain_run(g, stage)" in callees
+    assert b"__plain_make_buf_1(in)" in callees and b"__plain_make_buf_2(stage)" in callees
+    before, after = kernels(c, SHAPES), kernels(c, callees)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][SHAPES_KERN]
+    # nothing is left to print, and `unreached` deletes both templates
+    again = values.footprint(callees, callees)
+    assert again is not None and again.callees == ()
+    src = Source(callees, "cuda", values.bind(lambda probe, part=callees: part + probe))
+    alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
+    assert b"template <bool Tail>" not in alone and b"make_buf(T* p)" not in alone
+    assert kernels(c, alone) == after

@@ -12,11 +12,12 @@ the same item: its instantiation is then emitted no more, and the launcher that 
 compiles; `unreached` and the other passes take the template and the launcher afterwards.
 
 The same for the function templates on a plain kernel's call path (`load_stage<Config{...}>`, a
-class template's static `Run<false>`): one that plain code calls with the one argument list
-reached from the kept kernels gets its instantiation printed as a plain function under a fresh
-name, put before its first caller, its references rewritten to that name and its template's
-body made `;` (footprint `callees`). One level a footprint: the printed callee is plain code
-that the next footprint follows.
+class template's static `Run<false>`, also called through an object): one that only plain code
+calls, reached from the kept kernels, gets its instantiation printed as a plain function under
+a fresh name, put before its first caller, its references rewritten to that name and its
+template's body made `;` (footprint `callees`). A template reached with several argument lists
+gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. One level a
+footprint: the printed callee is plain code that the next footprint follows.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body, which
@@ -67,9 +68,13 @@ class Plain(Pass):
         items: list[Item] = []
         for p in fp.plain:
             items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, _within(p.namespaces, p.text))))
+        # a template reached with several argument lists comes as one callee each, sharing its
+        # body: one item prints them all, or the template loses a body some caller still needs
+        by_body: dict[tuple[int, int], list[Edit]] = {}
         for c in fp.callees:
-            items.append((Edit(c.body[0], c.body[1], b";"), Edit(c.at, c.at, _within(c.namespaces, c.text)),
-                          *(Edit(b, e, c.name.encode()) for b, e in c.uses)))
+            by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
+                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, c.name.encode()) for b, e in c.uses)))
+        items.extend(tuple(edits) for edits in by_body.values())
         return items
 
 

@@ -104,11 +104,12 @@ class Plain:
 
 @dataclass(frozen=True)
 class Callee:
-    """A function template that plain code (a plain kernel, a callee made plain before) calls
-    with its one argument list reached from the kept kernels, as the plain function clang
-    printed for it under a fresh name: `text`, to stand inside `namespaces` at offset `at`
-    (before the outermost declaration around its first caller); `uses` are the references
-    to rewrite to `name` (qualified), [body) the template's body, which becomes `;`."""
+    """A function template's specialization that plain code (a plain kernel, a callee made
+    plain before) calls, reached from the kept kernels, as the plain function clang printed
+    for it under a fresh name: `text`, to stand inside `namespaces` at offset `at` (before the
+    outermost declaration around its first caller); `uses` are the references to rewrite to
+    `name` (qualified), [body) the template's body, which becomes `;`. A template reached with
+    several argument lists gives one callee each, with the same `body`."""
 
     name: str
     body: tuple[int, int]

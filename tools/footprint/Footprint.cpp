@@ -1969,7 +1969,8 @@ llvm::json::Array Footprint::plainKernels() {
 }
 
 // The functions a body names (calls, addresses, operators, constructors); a reference by name
-// comes with its expression, which a plain caller's text may rewrite.
+// or through an object (`pipeline.template Run<false>`) comes with its expression, which a
+// plain caller's text may rewrite.
 class Callees : public RecursiveASTVisitor<Callees> {
 public:
   bool shouldVisitTemplateInstantiations() const { return true; }
@@ -1981,25 +1982,27 @@ public:
   }
   bool VisitMemberExpr(MemberExpr *E) {
     if (auto *FD = dyn_cast<FunctionDecl>(E->getMemberDecl()))
-      Found.push_back({FD, nullptr});
+      Found.push_back({FD, E});
     return true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     Found.push_back({E->getConstructor(), nullptr});
     return true;
   }
-  std::vector<std::pair<const FunctionDecl *, const DeclRefExpr *>> Found;
+  std::vector<std::pair<const FunctionDecl *, const Expr *>> Found;
 };
 
-// The function templates on the call path of the kept kernels that have one instantiation
-// reached from them, each named only by plain code (not an instantiation: a plain kernel, a
-// callee printed before): that instantiation printed as a plain function under a fresh name, to
-// put before the outermost declaration around its first caller, the ranges of the references to
-// rewrite to its qualified name, and the template's body, which becomes `;`. One level a
-// footprint: the printed callee is plain code for the next one.
+// The function templates on the call path of the kept kernels whose every specialization
+// reached from them is named only by plain code (not an instantiation: a plain kernel, a callee
+// printed before), by name or, for a static member, through an object whose evaluation does
+// nothing: each specialization printed as a plain function under a fresh name (`__plain_f`, or
+// `__plain_f_1`, `__plain_f_2` for several argument lists), to put before the outermost
+// declaration around its first caller, the ranges of the references to rewrite to its qualified
+// name, and the template's body, which becomes `;`. One level a footprint: the printed callee
+// is plain code for the next one.
 llvm::json::Array Footprint::plainCallees() {
   struct Use {
-    const DeclRefExpr *E;
+    const Expr *E;
     const FunctionDecl *In;
   };
   std::map<const FunctionDecl *, std::vector<Use>> Uses;                      // specialization -> references
@@ -2028,66 +2031,94 @@ llvm::json::Array Footprint::plainCallees() {
     }
   }
   // in the file's order, so that a file gets the same names and items every time
-  std::vector<std::pair<unsigned, const FunctionDecl *>> Single;
+  std::vector<std::pair<unsigned, const FunctionDecl *>> Patterns;
   for (auto &[Pattern, Specializations] : Instances)
-    if (Specializations.size() == 1)
-      Single.push_back({Main.offset(Pattern->getLocation()).value_or(0), *Specializations.begin()});
-  std::sort(Single.begin(), Single.end());
+    Patterns.push_back({Main.offset(Pattern->getLocation()).value_or(0), Pattern});
+  std::sort(Patterns.begin(), Patterns.end());
   llvm::json::Array Out;
   std::set<std::string> Taken;
-  for (auto [Offset, S] : Single) {
-    const FunctionDecl *Def = nullptr;
-    const FunctionDecl *P = S->getTemplateInstantiationPattern();
-    auto *M = dyn_cast<CXXMethodDecl>(S);
-    if (!S->hasBody(Def) || !P || !P->getBody() || !S->getDeclName().isIdentifier() || S->hasAttr<CUDAGlobalAttr>() ||
-        (M && (!M->isStatic() || P->isOutOfLine())) || !Main.plain(P->getBody()->getSourceRange()))
+  for (auto [Offset, P] : Patterns) {
+    auto *PM = dyn_cast<CXXMethodDecl>(P);
+    if (!P->getBody() || !P->getDeclName().isIdentifier() || P->hasAttr<CUDAGlobalAttr>() ||
+        (PM && (!PM->isStatic() || P->isOutOfLine())) || !Main.plain(P->getBody()->getSourceRange()))
       continue;
     auto Body = Main.span(P->getBody()->getSourceRange(), false);
-    auto Namespaces = namespacesOf(M ? M->getParent()->getDeclContext() : S->getDeclContext());
+    auto Namespaces = namespacesOf(PM ? PM->getParent()->getDeclContext() : P->getDeclContext());
     if (!Body || !Namespaces ||
         std::any_of(Namespaces->begin(), Namespaces->end(), [](const std::string &N) { return N.empty(); }))
       continue;
-    // every reference by name, in plain code, written in the file
-    llvm::json::Array Refs;
-    std::optional<unsigned> At;
+    // each specialization: every reference to it, in plain code and written in the file, and
+    // where its definition goes (before its callers, after the template, so after all it names)
+    struct Printed {
+      const FunctionDecl *S;
+      llvm::json::Array Refs;
+      unsigned First, At;
+    };
+    std::vector<Printed> Specs;
     bool Ok = true;
-    for (const Use &U : Uses[S->getCanonicalDecl()]) {
-      SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
-      auto Ref = Main.plain(R) ? Main.span(R, false) : std::nullopt;
-      if (!Ref || U.In->isTemplateInstantiation() || U.In->isDependentContext()) {
+    for (const FunctionDecl *S : Instances[P]) {
+      Printed Pr{S, {}, ~0u, ~0u};
+      for (const Use &U : Uses[S]) {
+        SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
+        auto Ref = Main.plain(R) ? Main.span(R, false) : std::nullopt;
+        // a static member named through an object: the object goes with the name, so it must be
+        // one whose evaluation does nothing
+        auto *ME = dyn_cast_or_null<MemberExpr>(U.E);
+        const Decl *Top = U.In;
+        for (const DeclContext *DC = U.In->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent())
+          Top = cast<Decl>(DC);
+        auto Begin = Main.offset(Top->getBeginLoc());
+        if (!Ref || !Begin || U.In->isTemplateInstantiation() || U.In->isDependentContext() ||
+            (ME && ME->getBase()->HasSideEffects(Ctx))) {
+          Ok = false;
+          break;
+        }
+        Pr.Refs.push_back(llvm::json::Array{Ref->Begin, Ref->End});
+        Pr.First = std::min(Pr.First, Ref->Begin);
+        Pr.At = std::min(Pr.At, *Begin);
+      }
+      if (!Ok || Pr.Refs.empty() || Pr.At < Body->End) {
         Ok = false;
         break;
       }
-      Refs.push_back(llvm::json::Array{Ref->Begin, Ref->End});
-      const Decl *Top = U.In;
-      for (const DeclContext *DC = U.In->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent())
-        Top = cast<Decl>(DC);
-      auto Begin = Main.offset(Top->getBeginLoc());
-      if (!Begin) {
-        Ok = false;
-        break;
-      }
-      At = std::min(At.value_or(*Begin), *Begin);
+      Specs.push_back(std::move(Pr));
     }
-    // before its callers, after the template (so after all it names)
-    if (!Ok || !At || *At < Body->End)
+    if (!Ok)
       continue;
-    std::string Base = "__plain_" + S->getName().str(), Name = Base;
-    for (unsigned N = 1; Main.contains(Name) || Taken.count(Name); ++N)
-      Name = Base + std::to_string(N);
-    auto Text = calleeDefinition(Ctx, Def, Name, NextAlias);
-    if (!Text)
+    // several argument lists: a fresh name each, numbered in the order of their first reference
+    std::sort(Specs.begin(), Specs.end(), [](const Printed &A, const Printed &B) { return A.First < B.First; });
+    std::vector<llvm::json::Object> Items;
+    unsigned Alias = NextAlias;
+    std::set<std::string> Names;
+    for (unsigned K = 0; K < Specs.size() && Ok; ++K) {
+      const FunctionDecl *Def = nullptr;
+      Printed &Pr = Specs[K];
+      std::string Base = "__plain_" + P->getName().str() + (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
+      std::string Name = Base;
+      for (unsigned N = 1; Main.contains(Name) || Taken.count(Name) || Names.count(Name); ++N)
+        Name = Base + std::to_string(N);
+      auto Text = Pr.S->hasBody(Def) ? calleeDefinition(Ctx, Def, Name, Alias) : std::nullopt;
+      if (!Text) {
+        Ok = false;
+        break;
+      }
+      Names.insert(Name);
+      std::string Qualified;
+      for (const auto &N : *Namespaces)
+        Qualified += "::" + N;
+      Items.push_back(llvm::json::Object{{"name", Qualified + "::" + Name},
+                                         {"body", llvm::json::Array{Body->Begin, Body->End}},
+                                         {"at", Pr.At},
+                                         {"namespaces", llvm::json::Array(*Namespaces)},
+                                         {"uses", std::move(Pr.Refs)},
+                                         {"text", *Text}});
+    }
+    if (!Ok)
       continue;
-    Taken.insert(Name);
-    std::string Qualified;
-    for (const auto &N : *Namespaces)
-      Qualified += "::" + N;
-    Out.push_back(llvm::json::Object{{"name", Qualified + "::" + Name},
-                                     {"body", llvm::json::Array{Body->Begin, Body->End}},
-                                     {"at", *At},
-                                     {"namespaces", llvm::json::Array(*Namespaces)},
-                                     {"uses", std::move(Refs)},
-                                     {"text", *Text}});
+    NextAlias = Alias;
+    Taken.insert(Names.begin(), Names.end());
+    for (auto &I : Items)
+      Out.push_back(std::move(I));
   }
   return Out;
 }

@@ -235,8 +235,11 @@ def test_a_corpus_kernel_becomes_plain_and_keeps_its_code(tmp_path, case):
 
 
 # composable_kernel's shapes past its `Run<false>`: one function template reached with two
-# argument lists (`make_dynamic_buffer<Global>` and `<Lds>`), and a static member template called
-# through an object (`gridwise_gemm_pipeline.template Run<HasMainKBlockLoop>(...)`)
+# argument lists (`make_dynamic_buffer<Global>` and `<Lds>`), a static member template called
+# through an object (`gridwise_gemm_pipeline.template Run<HasMainKBlockLoop>(...)`), a deduced
+# return type spelled as another `auto` function's (`integer_least_multiple`, through CK's
+# `operator*`), and a generic lambda with a parameter pack, which clang prints as `auto... y`
+# written `auto y...` (`concat_tuple_of_reference`)
 SHAPES = b"""#include <hip/hip_runtime.h>
 namespace lib {
 enum class Space { Global, Lds };
@@ -244,6 +247,10 @@ template <Space S, class T> struct Buf { T* p; __device__ T get(int i) const { r
 template <Space S, class T> __device__ Buf<S, T> make_buf(T* p) {
   if constexpr (S == Space::Lds) { return Buf<S, T>{p + 1}; } else { return Buf<S, T>{p}; }
 }
+template <int N> struct Num { static constexpr int value = N; };
+template <int A, int B> __device__ constexpr auto times(Num<A>, Num<B>) { return Num<A * B>{}; }
+template <class X> __device__ constexpr auto twice(X x) { return times(x, Num<2>{}); }
+template <class T> __device__ T total(T x) { return [](auto... y) { return (y + ...); }(x, x * 2); }
 template <int N> struct Pipe {
   template <bool Tail> __device__ static float run(const Buf<Space::Global, const float>& g, float* lds) {
     float acc = 0;
@@ -262,7 +269,7 @@ template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, con
   auto g = make_buf<Space::Global>(in);
   auto l = make_buf<Space::Lds>(stage);
   Pipe<N> pipe;
-  out[threadIdx.x] = pipe.template run<false>(g, stage) + l.get(threadIdx.x);
+  out[threadIdx.x] = pipe.template run<false>(g, stage) + l.get(threadIdx.x) + twice(Num<N>{}).value + total(in[1]);
 }
 }
 template <class T> struct Launcher {
@@ -277,18 +284,21 @@ def test_a_template_with_two_argument_lists_and_a_static_member_called_through_a
     """A template reached with two argument lists is printed twice, under a name each, every call
     rewritten to its own; a static member template called through an object is printed and its
     call (object and all: its evaluation does nothing) rewritten to the name. One item takes
-    both of a template's printed forms and its body."""
+    both of a template's printed forms and its body. A return type deduced from another deduced
+    one is printed as the type; a body with a generic lambda's pack is not printed."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (SHAPES_KERN,))
     kernel = plain_step(values, SHAPES)
     fp = values.footprint(kernel, kernel)
     assert fp is not None
     assert sorted(x.name for x in fp.callees) == ["::lib::__plain_make_buf_1", "::lib::__plain_make_buf_2",
-                                                  "::lib::__plain_run"]
+                                                  "::lib::__plain_run", "::lib::__plain_twice"]
     first, second = (x for x in fp.callees if "make_buf" in x.name)
     assert first.body == second.body and "p + 1" in second.text and "p + 1" not in first.text
     src = Source(kernel, "cuda", values.bind(lambda probe, part=kernel: part + probe))
-    assert len(REGISTRY["plain"].enumerate(src)) == 2
+    assert len(REGISTRY["plain"].enumerate(src)) == 3
+    (twice,) = (x for x in fp.callees if "twice" in x.name)
+    assert "auto" not in twice.text.split("__plain_twice")[0]
     callees = plain_step(values, kernel)
     assert b"pipe." not in callees and b"__plain_run(g, stage)" in callees
     assert b"__plain_make_buf_1(in)" in callees and b"__plain_make_buf_2(stage)" in callees
@@ -297,9 +307,10 @@ def test_a_template_with_two_argument_lists_and_a_static_member_called_through_a
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][SHAPES_KERN]
-    # nothing is left to print, and `unreached` deletes both templates
+    # the next level (`times`, which `twice` calls) is for the next footprint; `unreached` deletes
+    # the templates printed
     again = values.footprint(callees, callees)
-    assert again is not None and again.callees == ()
+    assert again is not None and [x.name for x in again.callees] == ["::lib::__plain_times"]
     src = Source(callees, "cuda", values.bind(lambda probe, part=callees: part + probe))
     alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
     assert b"template <bool Tail>" not in alone and b"make_buf(T* p)" not in alone

@@ -1859,10 +1859,27 @@ static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef 
   return Out;
 }
 
+// A generic lambda with a parameter pack in a body: clang prints `[&](auto &&zs...)`, which does
+// not compile (composable_kernel's `concat_tuple_of_reference`).
+class PackLambda : public RecursiveASTVisitor<PackLambda> {
+public:
+  bool VisitLambdaExpr(LambdaExpr *E) {
+    const FunctionDecl *Call = E->getCallOperator();
+    Found |= std::any_of(Call->param_begin(), Call->param_end(),
+                         [](const ParmVarDecl *P) { return P->isParameterPack(); });
+    return !Found;
+  }
+  bool Found = false;
+};
+
 // Whether `FD` is an instantiation this can print: a template's, with a body, without a
-// parameter pack.
+// parameter pack, its own or a lambda's in its body.
 static bool printable(const FunctionDecl *FD) {
   if (!FD->isTemplateInstantiation() || !FD->getBody() || FD->isVariadic())
+    return false;
+  PackLambda Packs;
+  Packs.TraverseStmt(FD->getBody());
+  if (Packs.Found)
     return false;
   const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
   return Pattern && std::none_of(Pattern->param_begin(), Pattern->param_end(),
@@ -1898,6 +1915,10 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
   QualType R = FD->getReturnType();
   if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
     R = A->getDeducedType();
+  // what it deduced as its return statement spelled it (`integral_constant<decltype(X * Y), X * Y>`,
+  // `Tuple<decltype(zs)...>`, names of the template or a lambda's parameters): the type itself
+  if (R->getContainedDeducedType() && !R.getCanonicalType()->getContainedDeducedType())
+    R = R.getCanonicalType();
   if (R->getContainedDeducedType())
     return std::nullopt;
   // an instantiation whose types are not literal is constexpr in name only (CK's

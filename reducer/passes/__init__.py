@@ -70,7 +70,7 @@ REPLACE = ("replace-calls", "replace-types", "replace-subtrees")
 LAST = ("join-lines",)
 # main passes the engine runs again, mid-pass, as soon as the file has shrunk enough, and between
 # two passes whenever it has changed (Schedule.revisit)
-REVISIT = ("unreached", "instantiate", "unused")
+REVISIT = ("unreached", "instantiate", "plain", "unused")
 # the coarse head of the main list, run again before the next fine pass once the fine passes have
 # shrunk the file by a tenth since it last ran (Schedule.coarse)
 COARSE = MAIN[:MAIN.index("tree-delete") + 1]

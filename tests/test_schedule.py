@@ -143,3 +143,19 @@ def test_no_pass_rests_with_a_rest_rate_of_0_or_in_adaptive_sweeps():
     assert adaptive.next_sweep(adaptive.main, [b], paid) == [b]
     assert adaptive.next_sweep([b], [], {"tokens": (0, 10)}) is adaptive.main and adaptive.resting == []
     assert Schedule(main=[a, b]).rest_rate == 32  # on by default
+
+
+def test_a_revisit_pass_that_changed_the_part_runs_the_revisit_passes_before_it_again():
+    """`plain` makes the kernel plain: its template is unreached now, not a sweep later, even
+    inside the coarse head (which otherwise runs nothing between its passes)."""
+    unreached, instantiate, plain, unused, fine = passes.resolve(["unreached", "instantiate", "plain", "unused", "lines"])
+    s = Schedule(main=[unreached, instantiate, plain, unused, fine], revisit=[unreached, instantiate, plain, unused],
+                 coarse=[unreached, instantiate, plain, unused])
+    s.begin(b"x" * 100, sweeping=True)
+    assert s.between(unreached, b"x" * 90, [instantiate, plain, unused, fine]) == []   # none before it
+    assert s.between(instantiate, b"x" * 90, [plain, unused, fine]) == []   # did not change the part
+    assert s.between(plain, b"x" * 80, [unused, fine]) == [unreached, instantiate]
+    assert s.between(unreached, b"x" * 60, [unused, fine]) == []
+    assert s.between(instantiate, b"x" * 50, [unused, fine]) == [unreached]
+    assert s.between(unreached, b"x" * 50, [unused, fine]) == []
+    assert s.between(unused, b"x" * 50, [fine]) == []   # unchanged

@@ -37,7 +37,8 @@ class Schedule:
         # searches of the pass that shrank it, rather than a sweep later (on a big file the first
         # sweep's tree-delete alone can take an hour). Between two passes of a sweep they also
         # run whenever the part changed since they last ran: with nothing new to fold they
-        # propose nothing and cost no test.
+        # propose nothing and cost no test. When one of them changes the part, those before it
+        # run again at once: a kernel made plain leaves its template to `unreached`.
         self.revisit, self.revisit_shrink = list(revisit), revisit_shrink
         # The coarse head of the main list (through tree-delete): once the passes after it have
         # shrunk the part by `coarse_shrink` since it last ended, it runs again before the next
@@ -66,6 +67,7 @@ class Schedule:
         self.resting: list[Pass] = []  # the main passes the current sweep leaves out
         self._revisited: bytes | None = None  # the part's text when the revisit passes last ran; None: not in a sweep
         self._coarse_mark = 0                 # the part's size when the coarse head last ended
+        self._after = b""                     # the part's text when the last pass of the sweep ended
 
     @classmethod
     def from_registry(cls, pass_names: Sequence[str] | None = None, *, rename: bool = False,
@@ -124,18 +126,23 @@ class Schedule:
     def begin(self, text: bytes, sweeping: bool) -> None:
         """A part whose text is `text` starts a list of passes: a sweep of main passes, or not."""
         self._revisited = text if sweeping else None
-        self._coarse_mark = len(text)
+        self._coarse_mark, self._after = len(text), text
 
     def between(self, p: Pass, text: bytes, left: Sequence[Pass] = ()) -> list[Pass]:
         """`p` has run in a sweep and left the part at `text`, and `left` are the passes of the
-        sweep still to come: the passes to run before them (ask again after each of them). The
-        coarse head if the part has shrunk enough since it last ended and more than the tail is
-        left, else the revisit passes if the part changed since they last ran."""
+        sweep still to come: the passes to run before them (ask again after each of them). After
+        a revisit pass that changed the part, the revisit passes before it (what `plain` made of
+        the kernel leaves its template unreached now, not a sweep later); else the coarse head if
+        the part has shrunk enough since it last ended and more than the tail is left, else the
+        revisit passes if the part changed since they last ran."""
+        changed, self._after = text != self._after, text
         if p in self.revisit:
             self._revisited = text
+        if self.coarse and p is self.coarse[-1]:
+            self._coarse_mark = len(text)
+        if p in self.revisit and changed and (earlier := self.revisit[:self.revisit.index(p)]):
+            return earlier
         if p in self.coarse:
-            if p is self.coarse[-1]:
-                self._coarse_mark = len(text)
             return []
         if (self.coarse and len(text) <= (1 - self.coarse_shrink) * self._coarse_mark
                 and any(q not in self.tail for q in left)):

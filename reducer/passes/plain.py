@@ -16,8 +16,11 @@ class template's static `Run<false>`, also called through an object): one that o
 calls, reached from the kept kernels, gets its instantiation printed as a plain function under
 a fresh name, put before its first caller, its references rewritten to that name and its
 template's body made `;` (footprint `callees`). A template reached with several argument lists
-gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. One level a
-footprint: the printed callee is plain code that the next footprint follows.
+gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. A non-static
+member becomes a free function of its object (`__plain_Run(Cls &self, ...)`, `this` spelled
+through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`, when its body names
+only what is public. One level a footprint: the printed callee is plain code that the next
+footprint follows.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body, which
@@ -73,7 +76,7 @@ class Plain(Pass):
         by_body: dict[tuple[int, int], list[Edit]] = {}
         for c in fp.callees:
             by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
-                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, c.name.encode()) for b, e in c.uses)))
+                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
         items.extend(tuple(edits) for edits in by_body.values())
         return items
 

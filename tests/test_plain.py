@@ -381,7 +381,7 @@ def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_ob
     assert fp is not None
     (twice,) = fp.callees
     # `get` reads `secret`: the footprint says why it stays a template
-    assert ("lib::Hidden::get", "its body names `lib::Hidden<float>::secret`, which is not public") in fp.kept
+    assert ("lib::Hidden::get", "its body names `Hidden::secret`, which is not public") in fp.kept
     assert twice.name == "::lib::__plain_twice" and "this" not in twice.text
     assert "(__plain_t2 &self, const float *in)" in twice.text and "self.move(2);" in twice.text
     assert "[&](auto k)" in twice.text and "self.template run<2>(in, k.value) * self.scale" in twice.text

@@ -2052,7 +2052,8 @@ public:
 private:
   bool check(AccessSpecifier A, const NamedDecl *D) {
     if (A != AS_public && A != AS_none && Why.empty())
-      Why = "its body names `" + D->getQualifiedNameAsString() + "`, which is not public";
+      Why = "its body names `" + cast<NamedDecl>(D->getDeclContext())->getNameAsString() + "::" +
+            D->getNameAsString() + "`, which is not public";
     return Why.empty();
   }
   bool check(const NamedDecl *D) {

@@ -405,6 +405,10 @@ def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_ob
     assert [x.name for x in fp.callees] == ["::lib::__plain_run_1", "::lib::__plain_run_2", "::lib::__plain_move"]
     run = fp.callees[0]
     assert re.search(r"\(const __plain_t\d+ &self, const float \*in, int i\)", run.text) and "self.moved" in run.text
+    # each item alone is worth a test: `move`'s too, though no template loses its body in it
+    src = Source(first, "cuda", values.bind(lambda probe, part=first: part + probe))
+    items = REGISTRY["plain"].enumerate(src)
+    assert len(items) == 2 and all(REGISTRY["plain"].progresses(src, apply(first, item)) for item in items)
     second = plain_step(values, first)
     assert b"__plain_run_2(c, in, threadIdx.x)" in second and b"__plain_run_1(self, in, k.value)" in second
     assert b"__plain_move(self, 2)" in second

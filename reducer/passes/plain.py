@@ -23,10 +23,13 @@ only what is public. One level a footprint: the printed callee is plain code tha
 footprint follows.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
-printed body spells its types in full): its measure is the templates defined with a body, which
-no pass but `macros` (whose measure ranks above) adds.
+printed body spells its types in full): its measure is the templates defined with a body and the
+member functions class templates define, which no pass but `macros` (whose measure ranks above)
+adds.
 """
 from __future__ import annotations
+
+from tree_sitter import Node
 
 from ..text.edits import Edit, Item
 from ..text.source import Source
@@ -44,7 +47,8 @@ class Plain(Pass):
 
     def progress(self, src: Source) -> int:
         """Templates defined with a body (read from tokens: a kernel behind a macro of attributes is
-        no template to tree-sitter)."""
+        no template to tree-sitter), and the member functions a class template defines, which a
+        member's item makes declarations (no pass but `macros` adds one either)."""
         text, tokens = src.text, [t for t in src.tokens if t.kind != "comment"]
         count = 0
         for i, t in enumerate(tokens):
@@ -61,7 +65,7 @@ class Plain(Pass):
                 elif depth == 0 and c in (b";", b"{"):
                     count += c == b"{"
                     break
-        return count
+        return count + sum(_member_of_class_template(n) for n in src.nodes())
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None
@@ -79,6 +83,16 @@ class Plain(Pass):
                 (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
         items.extend(tuple(edits) for edits in by_body.values())
         return items
+
+
+def _member_of_class_template(node: Node) -> bool:
+    """A member function defined in a class template's body (not itself a template)."""
+    if node.type != "function_definition" or node.parent is None or node.parent.type != "field_declaration_list":
+        return False
+    up = node.parent.parent
+    while up is not None and up.type != "template_declaration":
+        up = up.parent
+    return up is not None
 
 
 def _within(namespaces: tuple[str, ...], text: str) -> bytes:

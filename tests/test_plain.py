@@ -3,6 +3,7 @@ instantiation printed by clang as a plain `__global__` function, built with clan
 oracle's own compiler on both sides. No mocks."""
 from __future__ import annotations
 
+import re
 import shlex
 
 import pytest
@@ -127,7 +128,8 @@ def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
     kernel = plain_step(values, KERNEL)
     fp = values.footprint(kernel, kernel)
     assert fp is not None and fp.plain == ()
-    assert sorted(x.name for x in fp.callees) == ["::lib::__plain_run", "::lib::__plain_scale"]
+    # and the class template's member `v.sum()`, a free function of its object (tests below)
+    assert sorted(x.name for x in fp.callees) == ["::lib::__plain_run", "::lib::__plain_scale", "::lib::__plain_sum"]
     (run,) = (x for x in fp.callees if x.name == "::lib::__plain_run")
     # the static member as a free function: its class's members through the class's name
     assert "__attribute__((device))" in run.text and "::twice(" in run.text and "::lanes" in run.text
@@ -140,9 +142,9 @@ def test_the_function_templates_a_plain_kernel_calls_become_plain_too(tmp_path):
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][KERN]
-    # nothing is left to print, and `unreached` deletes the two templates
+    # the static member `twice` that `run` called is next, and `unreached` deletes the two templates
     again = values.footprint(callees, callees)
-    assert again is not None and again.callees == () and again.plain == ()
+    assert again is not None and [x.name for x in again.callees] == ["::lib::__plain_twice"] and again.plain == ()
     src = Source(callees, "cuda", values.bind(lambda probe, part=callees: part + probe))
     alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
     assert b"template <bool Wide>" not in alone and b"template <int N>" not in alone
@@ -222,7 +224,9 @@ def test_a_corpus_kernel_becomes_plain_and_keeps_its_code(tmp_path, case):
     values = service(c, (target,))
     src = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
     step = REGISTRY["plain"]
-    (item,) = step.enumerate(src)
+    # the kernel's item first; then those of the class templates' members that plain code
+    # (mfconv's non-template device functions) already calls
+    item, *_ = step.enumerate(src)
     candidate = apply(text, item)
     assert step.progresses(src, candidate)
     assert Source(candidate, "cuda").error_count <= src.error_count
@@ -307,11 +311,116 @@ def test_a_template_with_two_argument_lists_and_a_static_member_called_through_a
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][SHAPES_KERN]
-    # the next level (`times`, which `twice` calls) is for the next footprint; `unreached` deletes
-    # the templates printed
+    # the next level (`times`, which `twice` calls, and `Buf::get`, which `run` called) is for the
+    # next footprint; `unreached` deletes the templates printed
     again = values.footprint(callees, callees)
-    assert again is not None and [x.name for x in again.callees] == ["::lib::__plain_times"]
+    assert again is not None and [x.name for x in again.callees] == ["::lib::__plain_get_1", "::lib::__plain_get_2",
+                                                                     "::lib::__plain_times"]
     src = Source(callees, "cuda", values.bind(lambda probe, part=callees: part + probe))
     alone = apply(callees, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
     assert b"template <bool Tail>" not in alone and b"make_buf(T* p)" not in alone
     assert kernels(c, alone) == after
+
+
+# composable_kernel's transfers: a member template of a class template's specialization called
+# through an object (`c.template run<1>(...)`) and a pointer (`p->template twice<2>(...)`), which
+# calls its class's members through `this`, written (in a generic lambda, whose call is resolved
+# only when it is instantiated) and implicit; and a class whose member template reads a private
+# member (a free function could not: it stays a template)
+OBJECTS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int N> struct Num { static constexpr int value = N; };
+template <int... Is> struct Seq {};
+template <int... Is> __device__ int count(Seq<Is...>) { return sizeof...(Is); }
+template <class T, int N> struct Copy {
+  __device__ static constexpr int lanes() { return N; }
+  static constexpr int total = lanes() * 2;  // named where no body is: `lanes` keeps its body
+  using Lanes = Num<N>;
+  using Index = Num<2>;  // depends on nothing: the instantiation keeps the template's type
+  T scale;
+  int moved;
+  template <int Step> __device__ T run(const T* in, int i) const {
+    T acc = 0;
+    for (int k = 0; k < N; ++k) acc += in[i * N + k] * scale;
+    return acc + Step + moved + (Step > 1 ? Lanes{}.value : Index{}.value);
+  }
+  __device__ void move(int by) { moved += by; }
+  template <int Step> __device__ T twice(const T* in) {
+    move(Step);
+    auto f = [&](auto k) { return this->template run<Step>(in, k.value) * scale; };
+    return run<Step>(in, threadIdx.x) + f(Num<1>{});
+  }
+};
+template <class T> class Hidden {
+public:
+  template <int S> __device__ T get(const T* in) const { return in[threadIdx.x + S] + secret; }
+private:
+  T secret = 1;
+};
+template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  Copy<T, N> c{T(2), 0};
+  Copy<T, N>* p = &c;
+  Hidden<T> h;
+  T a = c.template run<1>(in, threadIdx.x);
+  out[threadIdx.x] = a + p->template twice<2>(in) + c.moved + h.template get<0>(in) + count(Seq<1, 2, 3>{}) +
+                     Copy<T, N>::total + Copy<T, N>::lanes();
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T, 4><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+OBJECTS_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+
+
+def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_object(tmp_path):
+    """A non-static member printed as a free function of its object, `this` spelled through it
+    (`self.move(2)`, `self.template run<2>(...)` in a generic lambda too), every call rewritten
+    to pass the object (`__plain_twice(*p, in)`); a member reading a private member stays a
+    template. One level a footprint, every figure the template's, and `unreached` then deletes
+    the member templates."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (OBJECTS_KERN,))
+    kernel = plain_step(values, OBJECTS)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    count, twice = fp.callees
+    # `get` reads `secret`: the footprint says why it stays a template, and `lanes`, which a
+    # static member's initialiser names
+    assert ("lib::Hidden::get", "its body names `Hidden::secret`, which is not public") in fp.kept
+    assert ("lib::Copy::lanes", "named where no reached body is (an initialiser, a type, code the kernels do not "
+            "reach)") in fp.kept
+    # a pack's size, whose name means nothing in a plain function, as its value
+    assert count.name == "::lib::__plain_count" and "((__SIZE_TYPE__)3)" in count.text
+    assert twice.name == "::lib::__plain_twice" and "this" not in twice.text
+    assert re.search(r"\(__plain_t\d+ &self, const float \*in\)", twice.text) and "self.move(2);" in twice.text
+    assert "[&](auto k)" in twice.text and "self.template run<2>(in, k.value) * self.scale" in twice.text
+    first = plain_step(values, kernel)
+    assert b"__plain_twice(*p, in)" in first and b"h.template get<0>(in)" in first
+    fp = values.footprint(first, first)
+    assert fp is not None
+    # `run` with its two argument lists, called through `self` (from `twice` and its lambda's
+    # instantiation) and through `c`; `move` (a member of the specialization), through `self`
+    assert [x.name for x in fp.callees] == ["::lib::__plain_run_1", "::lib::__plain_run_2", "::lib::__plain_move"]
+    run = fp.callees[0]
+    assert re.search(r"\(const __plain_t\d+ &self, const float \*in, int i\)", run.text) and "self.moved" in run.text
+    # each item alone is worth a test: `move`'s too, though no template loses its body in it
+    src = Source(first, "cuda", values.bind(lambda probe, part=first: part + probe))
+    items = REGISTRY["plain"].enumerate(src)
+    assert len(items) == 2 and all(REGISTRY["plain"].progresses(src, apply(first, item)) for item in items)
+    second = plain_step(values, first)
+    assert b"__plain_run_2(c, in, threadIdx.x)" in second and b"__plain_run_1(self, in, k.value)" in second
+    assert b"__plain_move(self, 2)" in second
+    again = values.footprint(second, second)
+    assert again is not None and again.callees == ()
+    src = Source(second, "cuda", values.bind(lambda probe, part=second: part + probe))
+    alone = apply(second, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
+    assert b"template <int Step>" not in alone and b"template <int S>" in alone
+    before = kernels(c, OBJECTS)
+    for text in (kernel, first, second, alone):
+        after = kernels(c, text)
+        for side in SIDES:
+            (name,) = after[side]
+            # the same code as the template's instantiation: every figure
+            assert base_name(name) == "kern" and after[side][name] == before[side][OBJECTS_KERN]

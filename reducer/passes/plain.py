@@ -16,14 +16,20 @@ class template's static `Run<false>`, also called through an object): one that o
 calls, reached from the kept kernels, gets its instantiation printed as a plain function under
 a fresh name, put before its first caller, its references rewritten to that name and its
 template's body made `;` (footprint `callees`). A template reached with several argument lists
-gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. One level a
-footprint: the printed callee is plain code that the next footprint follows.
+gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. A non-static
+member becomes a free function of its object (`__plain_Run(Cls &self, ...)`, `this` spelled
+through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`, when its body names
+only what is public. One level a footprint: the printed callee is plain code that the next
+footprint follows.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
-printed body spells its types in full): its measure is the templates defined with a body, which
-no pass but `macros` (whose measure ranks above) adds.
+printed body spells its types in full): its measure is the templates defined with a body and the
+member functions class templates define, which no pass but `macros` (whose measure ranks above)
+adds.
 """
 from __future__ import annotations
+
+from tree_sitter import Node
 
 from ..text.edits import Edit, Item
 from ..text.source import Source
@@ -41,7 +47,8 @@ class Plain(Pass):
 
     def progress(self, src: Source) -> int:
         """Templates defined with a body (read from tokens: a kernel behind a macro of attributes is
-        no template to tree-sitter)."""
+        no template to tree-sitter), and the member functions a class template defines, which a
+        member's item makes declarations (no pass but `macros` adds one either)."""
         text, tokens = src.text, [t for t in src.tokens if t.kind != "comment"]
         count = 0
         for i, t in enumerate(tokens):
@@ -58,7 +65,7 @@ class Plain(Pass):
                 elif depth == 0 and c in (b";", b"{"):
                     count += c == b"{"
                     break
-        return count
+        return count + sum(_member_of_class_template(n) for n in src.nodes())
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None
@@ -73,9 +80,19 @@ class Plain(Pass):
         by_body: dict[tuple[int, int], list[Edit]] = {}
         for c in fp.callees:
             by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
-                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, c.name.encode()) for b, e in c.uses)))
+                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
         items.extend(tuple(edits) for edits in by_body.values())
         return items
+
+
+def _member_of_class_template(node: Node) -> bool:
+    """A member function defined in a class template's body (not itself a template)."""
+    if node.type != "function_definition" or node.parent is None or node.parent.type != "field_declaration_list":
+        return False
+    up = node.parent.parent
+    while up is not None and up.type != "template_declaration":
+        up = up.parent
+    return up is not None
 
 
 def _within(namespaces: tuple[str, ...], text: str) -> bytes:

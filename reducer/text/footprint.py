@@ -107,15 +107,16 @@ class Callee:
     """A function template's specialization that plain code (a plain kernel, a callee made
     plain before) calls, reached from the kept kernels, as the plain function clang printed
     for it under a fresh name: `text`, to stand inside `namespaces` at offset `at` (before the
-    outermost declaration around its first caller); `uses` are the references to rewrite to
-    `name` (qualified), [body) the template's body, which becomes `;`. A template reached with
-    several argument lists gives one callee each, with the same `body`."""
+    outermost declaration around its first caller); `uses` are the references to rewrite, each
+    [begin, end) with its replacement (`name`, qualified; a non-static member's call from its
+    object to its `(`: `name(obj, `), [body) the template's body, which becomes `;`. A template
+    reached with several argument lists gives one callee each, with the same `body`."""
 
     name: str
     body: tuple[int, int]
     at: int
     namespaces: tuple[str, ...]
-    uses: tuple[tuple[int, int], ...]
+    uses: tuple[tuple[int, int, str], ...]
     text: str
 
 
@@ -129,6 +130,9 @@ class Footprint:
     # the launcher of a kernel made plain, or another kernel's; the walk does not start there
     idle: tuple[tuple[int, int], ...] = ()
     callees: tuple[Callee, ...] = ()
+    # the function templates plain code calls that stay templates, each (qualified name, why):
+    # where the chain of plain callees stops
+    kept: tuple[tuple[str, str], ...] = ()
 
     def unreached(self) -> list[Entry]:
         """The unreached entries not inside another unreached one, in file order."""
@@ -158,10 +162,11 @@ def parse(output: str, text: bytes) -> Footprint | None:
                   for p in data.get("plain", ()))
     idle = tuple((b, e) for b, e in data.get("idle", ()))
     callees = tuple(Callee(c["name"], (c["body"][0], c["body"][1]), c["at"], tuple(c["namespaces"]),
-                           tuple((b, e) for b, e in c["uses"]), c["text"])
+                           tuple((b, e, t) for b, e, t in c["uses"]), c["text"])
                     for c in data.get("callees", ()))
-    spans = (*(p.body for p in plain), *idle, *(c.body for c in callees), *(u for c in callees for u in c.uses))
+    spans = (*(p.body for p in plain), *idle, *(c.body for c in callees), *(u[:2] for c in callees for u in c.uses))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
             or any(not 0 <= b < e <= len(text) for b, e in spans) or any(not 0 <= c.at <= len(text) for c in callees):
         return None
-    return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle, callees)  # type: ignore[arg-type]
+    kept = tuple((k["name"], k["why"]) for k in data.get("kept", ()))
+    return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle, callees, kept)  # type: ignore[arg-type]

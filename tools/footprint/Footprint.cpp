@@ -346,6 +346,8 @@ private:
   static std::string baseName(StringRef Name);
   llvm::json::Array plainKernels();
   llvm::json::Array plainCallees();
+  llvm::json::Array Kept;  // the templates plain code calls that plainCallees leaves, each with why
+  std::optional<std::string> objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const, Span &Ref);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
 
   ASTContext &Ctx;
@@ -1306,6 +1308,15 @@ void Footprint::drain() {
 // (`using __plain_t0 = ck::TensorDescriptor<...>;`): a reduction's tree-sitter parse reads
 // `A<B<1>, C<2>>, int> x` in a parameter list or `A<...>::Run<false>(...)` as comparisons, and a
 // candidate with more parse errors than its file is never tested.
+// A member type of a class template, as written (`CIndex` in `XdlopsGemm`'s body; an
+// instantiation keeps the pattern's when it depends on nothing): clang prints its class without
+// arguments (`ck::XdlopsGemm::CIndex`), which names nothing, so it is spelled as what it names.
+static bool memberOfSpecialization(QualType T) {
+  auto *TT = dyn_cast<TypedefType>(T.getTypePtr());
+  const DeclContext *DC = TT ? TT->getDecl()->getDeclContext() : nullptr;
+  return DC && (isa<ClassTemplateSpecializationDecl>(DC) || (DC->isRecord() && DC->isDependentContext()));
+}
+
 class TypeNames {
 public:
   // `Next`: the number of the next alias, shared by the definitions of one run and above any
@@ -1314,7 +1325,7 @@ public:
   // `T` as printed, or its alias when it is a template's specialization
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
-    if (S.find('<') == std::string::npos)
+    if (S.find('<') == std::string::npos && !memberOfSpecialization(T))
       return S;
     auto It = ByText.find(S);
     if (It != ByText.end())
@@ -1458,7 +1469,7 @@ private:
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();
-  if (Bare.getAsString(Policy).find('<') != std::string::npos &&
+  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare)) &&
       (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst())) {
     std::string Spelled = Names.spell(Bare);
     bool Space = !Name.empty() && !StringRef(Spelled).ends_with("&") && !StringRef(Spelled).ends_with("*");
@@ -1471,11 +1482,15 @@ static void printType(QualType T, const std::string &Name, TypeNames &Names, con
 // template's specialization, through their alias.
 class PlainHelper : public PrinterHelper {
 public:
-  // `Within`: the class of a static member function printed as a free one, whose own members
-  // its body names without their class
-  PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names, const CXXRecordDecl *Within = nullptr)
-      : Ctx(Ctx), Policy(P), Names(Names), Within(Within) {}
+  // `Within`: the class of a member function printed as a free one, whose own members its body
+  // names without their class; `Self`: for a non-static one, the name of its object parameter,
+  // which stands for `*this`
+  PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names, const CXXRecordDecl *Within = nullptr,
+              std::string Self = "")
+      : Ctx(Ctx), Policy(P), Names(Names), Within(Within), Self(std::move(Self)) {}
   bool handledStmt(Stmt *S, raw_ostream &OS) override {
+    if (!Self.empty() && throughSelf(S, OS))
+      return true;
     if (auto *If = dyn_cast<IfStmt>(S); If && If->isConstexpr() && !If->getConditionVariable())
       return constexprIf(If, OS);
     if (auto *DS = dyn_cast<DeclStmt>(S); DS && DS->isSingleDecl())
@@ -1491,6 +1506,11 @@ public:
             OS << *V;
             return true;
           }
+    // `sizeof...(Lengths)`: the pack has no name in a plain function
+    if (auto *E = dyn_cast<SizeOfPackExpr>(S); E && !E->isValueDependent()) {
+      OS << "((__SIZE_TYPE__)" << E->getPackLength() << ")";
+      return true;
+    }
     if (auto *E = dyn_cast<Expr>(S); E && typed(E, OS))
       return true;
     if (auto *E = dyn_cast<Expr>(S))
@@ -1507,7 +1527,8 @@ private:
   // values; nullopt: as written.
   std::optional<std::string> respelled(QualType T) {
     if (T.isNull() || T->isInstantiationDependentType() || T->getContainedDeducedType() ||
-        T.getAsString(Policy).find('<') == std::string::npos || !nameable(T.getCanonicalType()))
+        (T.getAsString(Policy).find('<') == std::string::npos && !memberOfSpecialization(T)) ||
+        !nameable(T.getCanonicalType()))
       return std::nullopt;
     std::string Out;
     llvm::raw_string_ostream OS(Out);
@@ -1627,7 +1648,7 @@ private:
     QualType W = VD->getTypeSourceInfo() ? VD->getTypeSourceInfo()->getType() : VD->getType();
     QualType Bare = W.getLocalUnqualifiedType();
     std::string Written = Bare.getAsString(Policy);
-    if (Written.find('<') != std::string::npos && Bare->getAsCXXRecordDecl() &&
+    if (((Written.find('<') != std::string::npos && Bare->getAsCXXRecordDecl()) || memberOfSpecialization(Bare)) &&
         (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
       if (size_t At = Text.find(Written + " "); At != std::string::npos) {
         Text.replace(At, Written.size(), Names.spell(Bare));
@@ -1730,11 +1751,51 @@ private:
     else if (Q)
       Q.print(OS, Policy);
     OS << (E->hasTemplateKeyword() ? "template " : "") << E->getNameInfo();
-    if (!E->hasExplicitTemplateArgs())
+    if (E->hasExplicitTemplateArgs())
+      arguments(E->template_arguments(), OS);
+    return true;
+  }
+  // In a non-static member printed as a free function: `this` as the object parameter's address,
+  // `*this` as the parameter, and a member named through `this` (written or implicit, resolved
+  // or, in a generic lambda, not yet) as the parameter's (`self.m`, `self.template f<2>(x)`).
+  bool throughSelf(Stmt *S, raw_ostream &OS) {
+    auto IsThis = [](const Expr *E) { return isa<CXXThisExpr>(E->IgnoreParenImpCasts()); };
+    if (isa<CXXThisExpr>(S)) {
+      OS << "(&" << Self << ")";
       return true;
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(S); U && U->getOpcode() == UO_Deref && IsThis(U->getSubExpr())) {
+      OS << Self;
+      return true;
+    }
+    if (auto *M = dyn_cast<MemberExpr>(S); M && IsThis(M->getBase())) {
+      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
+      return true;
+    }
+    if (auto *M = dyn_cast<UnresolvedMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase()))) {
+      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
+      return true;
+    }
+    if (auto *M = dyn_cast<CXXDependentScopeMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase()))) {
+      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
+      return true;
+    }
+    return false;
+  }
+  void member(NestedNameSpecifier Q, bool Template, const DeclarationNameInfo &Name,
+              ArrayRef<TemplateArgumentLoc> Arguments, raw_ostream &OS) {
+    OS << Self << ".";
+    if (Q)
+      Q.print(OS, Policy);
+    OS << (Template ? "template " : "") << Name;
+    if (Template)
+      arguments(Arguments, OS);
+  }
+  // `<...>`: an expression printed through this helper, any other argument through TypeNames.
+  void arguments(ArrayRef<TemplateArgumentLoc> Arguments, raw_ostream &OS) {
     OS << "<";
     bool First = true;
-    for (const TemplateArgumentLoc &L : E->template_arguments()) {
+    for (const TemplateArgumentLoc &L : Arguments) {
       OS << (First ? "" : ", ");
       First = false;
       const TemplateArgument &A = L.getArgument();
@@ -1744,7 +1805,6 @@ private:
         OS << Names.argument(A);
     }
     OS << ">";
-    return true;
   }
   // The class whose member `D` is (an unscoped enum's enumerator: the class around the enum).
   static const CXXRecordDecl *memberOf(const ValueDecl *D) {
@@ -1783,6 +1843,7 @@ private:
   PrintingPolicy Policy;
   TypeNames &Names;
   const CXXRecordDecl *Within;
+  std::string Self;
 };
 
 // The value of an attribute's argument, evaluated in the instantiation.
@@ -1842,19 +1903,25 @@ static PrintingPolicy plainPolicy(ASTContext &Ctx) {
   return Policy;
 }
 
-// `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper.
+// `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper. `Self`:
+// the object parameter of a non-static member printed as a free function, first.
 static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, TypeNames &Names,
-                             const PrintingPolicy &Policy, const CXXRecordDecl *Within) {
+                             const PrintingPolicy &Policy, const CXXRecordDecl *Within, const std::string &Self = "") {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << Name << "(";
+  if (!Self.empty()) {
+    auto *M = cast<CXXMethodDecl>(FD);
+    OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent())) << " &" << Self
+       << (FD->getNumParams() ? ", " : "");
+  }
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     OS << (I ? ", " : "");
     printType(P->getType(), P->getName().str(), Names, Policy, OS);
   }
   OS << ")\n";
-  PlainHelper Helper(Ctx, Policy, Names, Within);
+  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
   FD->getBody()->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
   return Out;
 }
@@ -1941,8 +2008,72 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
   printType(R, "", Names, Policy, OS);
   OS << " ";
   auto *M = dyn_cast<CXXMethodDecl>(FD);
-  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr);
+  std::string Self;
+  if (M && M->isInstance()) {
+    // the object parameter's name: `self`, unless the template's text already has one
+    const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+    StringRef Written = Lexer::getSourceText(CharSourceRange::getTokenRange(Pattern->getSourceRange()),
+                                             Ctx.getSourceManager(), Ctx.getLangOpts());
+    for (Self = "self"; Written.contains(Self);)
+      Self += "_";
+  }
+  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self);
   return Names.Declarations + Head + Rest;
+}
+
+// What a free function could not do that a member does: name a member of any class that is not
+// public (the transfers' coordinates sit under `private:`), or capture `this` other than
+// implicitly by reference (`[this]`, `[=]`, `[*this]`: not `self` then). A member whose body
+// does either stays a template.
+class MemberOnly : public RecursiveASTVisitor<MemberOnly> {
+public:
+  bool VisitMemberExpr(MemberExpr *E) {
+    check(E->getFoundDecl().getAccess(), E->getMemberDecl());
+    return check(E->getMemberDecl());
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return check(E->getDecl()); }
+  bool VisitOverloadExpr(OverloadExpr *E) {
+    for (auto I = E->decls_begin(); I != E->decls_end(); ++I)
+      check(I.getAccess(), *I);
+    return Why.empty();
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) { return check(E->getConstructor()); }
+  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) { return check(TL.getTypePtr()->getDecl()); }
+  bool VisitTagTypeLoc(TagTypeLoc TL) { return check(TL.getDecl()); }
+  bool VisitLambdaExpr(LambdaExpr *E) {
+    for (const LambdaCapture &C : E->captures())
+      if (C.capturesThis() && (!C.isImplicit() || C.getCaptureKind() != LCK_This ||
+                               E->getCaptureDefault() != LCD_ByRef))
+        Why = "a lambda captures `this` otherwise than implicitly by reference";
+    return Why.empty();
+  }
+  std::string Why;  // empty: nothing a free function could not do
+
+private:
+  bool check(AccessSpecifier A, const NamedDecl *D) {
+    if (A != AS_public && A != AS_none && Why.empty())
+      Why = "its body names `" + cast<NamedDecl>(D->getDeclContext())->getNameAsString() + "::" +
+            D->getNameAsString() + "`, which is not public";
+    return Why.empty();
+  }
+  bool check(const NamedDecl *D) {
+    if (D && D->getDeclContext()->isRecord() && !cast<RecordDecl>(D->getDeclContext())->isLambda())
+      check(D->getAccess(), D);
+    return Why.empty();
+  }
+};
+
+// Why member `M` (an instantiation) cannot be printed as a free function; empty: it can. It
+// must be public, a non-static one neither virtual nor `volatile` nor ref-qualified, its body
+// naming only what is public.
+static std::string unfreeable(const CXXMethodDecl *M) {
+  if (M->getAccess() != AS_public || M->getParent()->isLambda())
+    return "not a public member";
+  if (M->isInstance() && (M->isVirtual() || M->isVolatile() || M->getRefQualifier() != RQ_None))
+    return "a virtual, volatile or ref-qualified member";
+  MemberOnly Check;
+  Check.TraverseStmt(M->getBody());
+  return Check.Why;
 }
 
 // The namespaces around `DC`, outermost first (an unnamed one as ""); nullopt when something
@@ -2010,21 +2141,69 @@ public:
     Found.push_back({E->getConstructor(), nullptr});
     return true;
   }
+  bool VisitCallExpr(CallExpr *E) {
+    if (auto *M = dyn_cast<MemberExpr>(E->getCallee()->IgnoreParens()))
+      Calls[M] = E;
+    return true;
+  }
   std::vector<std::pair<const FunctionDecl *, const Expr *>> Found;
+  std::map<const MemberExpr *, const CallExpr *> Calls;  // a member called: its call
 };
 
-// The function templates on the call path of the kept kernels whose every specialization
-// reached from them is named only by plain code (not an instantiation: a plain kernel, a callee
-// printed before), by name or, for a static member, through an object whose evaluation does
-// nothing: each specialization printed as a plain function under a fresh name (`__plain_f`, or
-// `__plain_f_1`, `__plain_f_2` for several argument lists), to put before the outermost
-// declaration around its first caller, the ranges of the references to rewrite to its qualified
-// name, and the template's body, which becomes `;`. One level a footprint: the printed callee
-// is plain code for the next one.
+// Every expression in the translation unit that names a specialization of one of `Patterns`,
+// instantiations included: the walk from the kernels sees the bodies it reaches only, and a
+// specialization is also named where no reached body is (a static data member's initialiser, a
+// default member initialiser, a member's type: CK's `StaticBufferTupleOfVector<...,
+// xdlops_gemm.GetRegSizePerXdlops(), ...>`), and another one by code the kernels never reach
+// (CK's `make_naive_tensor_descriptor_packed` in a class template's static member).
+class Mentions : public RecursiveASTVisitor<Mentions> {
+public:
+  explicit Mentions(const std::set<const FunctionDecl *> &Patterns) : Patterns(Patterns) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return note(E->getDecl(), E); }
+  bool VisitMemberExpr(MemberExpr *E) { return note(E->getMemberDecl(), E); }
+  std::map<const FunctionDecl *, std::set<const Expr *>> Found;  // pattern -> expressions
+
+private:
+  bool note(const Decl *D, const Expr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(D))
+      if (const FunctionDecl *P = FD->getTemplateInstantiationPattern(); P && Patterns.count(P->getCanonicalDecl()))
+        Found[P->getCanonicalDecl()].insert(E);
+    return true;
+  }
+  const std::set<const FunctionDecl *> &Patterns;
+};
+
+// Whether `F` is plain code: neither an instantiation nor a pattern. A generic lambda's call
+// operator instantiated in plain code counts as its text: every instantiation shares it.
+static bool plainCode(const FunctionDecl *F) {
+  for (auto *M = dyn_cast<CXXMethodDecl>(F); M && M->getParent()->isLambda() && M->isTemplateInstantiation();
+       M = dyn_cast<CXXMethodDecl>(F)) {
+    F = dyn_cast<FunctionDecl>(M->getParent()->getDeclContext());
+    if (!F)
+      return false;
+  }
+  return !F->isTemplateInstantiation() && !F->isDependentContext();
+}
+
+// The function templates and the members of class templates on the call path of the kept
+// kernels whose every specialization reached from them is named only by plain code (not an
+// instantiation: a plain kernel, a callee printed before, a generic lambda in one), by name or
+// through an object: each specialization printed as a plain function under a fresh name
+// (`__plain_f`, or `__plain_f_1`, `__plain_f_2` for several argument lists), to put before the
+// outermost declaration around its first caller, the references with their replacement, and
+// the template's body, which becomes `;`. A static member named through an object takes the
+// object with it, so the object's evaluation must do nothing. A non-static member becomes a free
+// function of its object (`__plain_Run(Cls &self, ...)`), its calls `obj.Run(a)` / `p->Run(a)`
+// rewritten to `__plain_Run(obj, a)` / `__plain_Run(*p, a)`, when the object's evaluation does
+// nothing and its body names only what is public (`unfreeable`). One level a footprint: the
+// printed callee is plain code for the next one.
 llvm::json::Array Footprint::plainCallees() {
   struct Use {
     const Expr *E;
     const FunctionDecl *In;
+    const CallExpr *Call;  // a member's call, when `E` is its callee
   };
   std::map<const FunctionDecl *, std::vector<Use>> Uses;                      // specialization -> references
   std::map<const FunctionDecl *, std::set<const FunctionDecl *>> Instances;  // pattern -> specializations
@@ -2043,69 +2222,134 @@ llvm::json::Array Footprint::plainCallees() {
     Callees C;
     C.TraverseStmt(F->getBody());
     for (auto [G, E] : C.Found) {
-      if (G->getPrimaryTemplate())
+      if (G->getPrimaryTemplate() || (isa<CXXMethodDecl>(G) && G->getInstantiatedFromMemberFunction()))
         if (const FunctionDecl *P = G->getTemplateInstantiationPattern()) {
           Instances[P->getCanonicalDecl()].insert(G->getCanonicalDecl());
-          Uses[G->getCanonicalDecl()].push_back({E, F});
+          auto Call = C.Calls.find(dyn_cast_or_null<MemberExpr>(E));
+          Uses[G->getCanonicalDecl()].push_back({E, F, Call == C.Calls.end() ? nullptr : Call->second});
         }
       push(G);
     }
   }
   // in the file's order, so that a file gets the same names and items every time
   std::vector<std::pair<unsigned, const FunctionDecl *>> Patterns;
-  for (auto &[Pattern, Specializations] : Instances)
+  std::set<const FunctionDecl *> Called;
+  for (auto &[Pattern, Specializations] : Instances) {
     Patterns.push_back({Main.offset(Pattern->getLocation()).value_or(0), Pattern});
+    Called.insert(Pattern);
+  }
   std::sort(Patterns.begin(), Patterns.end());
+  Mentions Named(Called);
+  Named.TraverseDecl(Ctx.getTranslationUnitDecl());
   llvm::json::Array Out;
   std::set<std::string> Taken;
   for (auto [Offset, P] : Patterns) {
+    // why a template plain code calls stays one (`kept`, for whoever measures where the chain stops)
+    auto keep = [&](const std::string &Why) {
+      bool Called = std::any_of(Instances[P].begin(), Instances[P].end(), [&](const FunctionDecl *S) {
+        return std::any_of(Uses[S].begin(), Uses[S].end(), [](const Use &U) { return plainCode(U.In); });
+      });
+      if (Called)
+        Kept.push_back(llvm::json::Object{{"name", P->getQualifiedNameAsString()}, {"why", Why}});
+    };
     auto *PM = dyn_cast<CXXMethodDecl>(P);
     if (!P->getBody() || !P->getDeclName().isIdentifier() || P->hasAttr<CUDAGlobalAttr>() ||
-        (PM && (!PM->isStatic() || P->isOutOfLine())) || !Main.plain(P->getBody()->getSourceRange()))
+        (PM && P->isOutOfLine()) || !Main.plain(P->getBody()->getSourceRange())) {
+      keep(!P->getDeclName().isIdentifier() ? "its name is no identifier (an operator, a constructor)"
+           : PM && P->isOutOfLine()         ? "defined outside its class"
+                                            : "no body written in the file");
       continue;
+    }
     auto Body = Main.span(P->getBody()->getSourceRange(), false);
     auto Namespaces = namespacesOf(PM ? PM->getParent()->getDeclContext() : P->getDeclContext());
     if (!Body || !Namespaces ||
-        std::any_of(Namespaces->begin(), Namespaces->end(), [](const std::string &N) { return N.empty(); }))
+        std::any_of(Namespaces->begin(), Namespaces->end(), [](const std::string &N) { return N.empty(); })) {
+      keep("not in named namespaces");
       continue;
-    // each specialization: every reference to it, in plain code and written in the file, and
-    // where its definition goes (before its callers, after the template, so after all it names)
+    }
+    // each specialization: every reference to it, in plain code and written in the file, with
+    // what follows the fresh name (a non-static member's call: `(object, `), and where its
+    // definition goes (before its callers, after the template, so after all it names)
+    struct Ref {
+      unsigned Begin, End;
+      std::string Then;
+    };
     struct Printed {
       const FunctionDecl *S;
-      llvm::json::Array Refs;
+      std::vector<Ref> Refs;
       unsigned First, At;
     };
     std::vector<Printed> Specs;
-    bool Ok = true;
-    for (const FunctionDecl *S : Instances[P]) {
+    std::map<unsigned, const FunctionDecl *> Owner;  // a reference's begin -> its specialization
+    std::string Why;
+    // named nowhere the walk did not see, with no argument list it did not reach
+    std::set<const Expr *> Walked;
+    for (const FunctionDecl *S : Instances[P])
+      for (const Use &U : Uses[S])
+        Walked.insert(U.E);
+    if (std::any_of(Named.Found[P].begin(), Named.Found[P].end(), [&](const Expr *E) { return !Walked.count(E); }))
+      Why = "named where no reached body is (an initialiser, a type, code the kernels do not reach)";
+    for (auto It = Instances[P].begin(); Why.empty() && It != Instances[P].end(); ++It) {
+      const FunctionDecl *S = *It;
       Printed Pr{S, {}, ~0u, ~0u};
+      const FunctionDecl *Def = nullptr;
+      auto *SM = dyn_cast<CXXMethodDecl>(S);
+      if (!S->hasBody(Def)) {
+        Why = "no body";
+        break;
+      }
+      if (SM && !(Why = unfreeable(cast<CXXMethodDecl>(Def))).empty())
+        break;
       for (const Use &U : Uses[S]) {
         SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
-        auto Ref = Main.plain(R) ? Main.span(R, false) : std::nullopt;
-        // a static member named through an object: the object goes with the name, so it must be
-        // one whose evaluation does nothing
+        auto Span = Main.plain(R) ? Main.span(R, false) : std::nullopt;
+        // inside the function's own text: not a type's argument it only spells (`auto`'s deduced
+        // type holds the class's member types with the expressions their arguments were)
+        auto Within = Main.span(U.In->getSourceRange(), false);
+        if (Span && (!Within || Span->Begin < Within->Begin || Span->End > Within->End))
+          Span = std::nullopt;
         auto *ME = dyn_cast_or_null<MemberExpr>(U.E);
         const Decl *Top = U.In;
         for (const DeclContext *DC = U.In->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent())
           Top = cast<Decl>(DC);
         auto Begin = Main.offset(Top->getBeginLoc());
-        if (!Ref || !Begin || U.In->isTemplateInstantiation() || U.In->isDependentContext() ||
-            (ME && ME->getBase()->HasSideEffects(Ctx))) {
-          Ok = false;
+        std::optional<std::string> Then = "";
+        if (Span && SM && SM->isInstance())
+          Then = objectCall(ME, U.Call, SM->isConst(), *Span);
+        if (!plainCode(U.In))
+          Why = "named from template code";
+        else if (!Span || !Begin)
+          Why = "a reference not written in the file's own text";
+        else if (!Then)
+          Why = "a member's reference that is no call through an object written in the file";
+        else if (ME && ME->getBase()->HasSideEffects(Ctx))
+          Why = "called through an object whose evaluation does something";
+        if (!Why.empty())
+          break;
+        // a generic lambda's instantiations share their text: one reference, to one specialization
+        auto [Owned, New] = Owner.insert({Span->Begin, S});
+        if (Owned->second != S) {
+          Why = "one reference resolved to two specializations";
           break;
         }
-        Pr.Refs.push_back(llvm::json::Array{Ref->Begin, Ref->End});
-        Pr.First = std::min(Pr.First, Ref->Begin);
+        if (New)
+          Pr.Refs.push_back({Span->Begin, Span->End, *Then});
+        Pr.First = std::min(Pr.First, Span->Begin);
         Pr.At = std::min(Pr.At, *Begin);
       }
-      if (!Ok || Pr.Refs.empty() || Pr.At < Body->End) {
-        Ok = false;
+      if (Why.empty() && Pr.Refs.empty())
+        Why = "no reference";
+      else if (Why.empty() && Pr.At < Body->End)
+        Why = "called before its template's body";
+      if (!Why.empty())
         break;
-      }
       Specs.push_back(std::move(Pr));
     }
-    if (!Ok)
+    if (!Why.empty()) {
+      keep(Why);
       continue;
+    }
+    bool Ok = true;
     // several argument lists: a fresh name each, numbered in the order of their first reference
     std::sort(Specs.begin(), Specs.end(), [](const Printed &A, const Printed &B) { return A.First < B.First; });
     std::vector<llvm::json::Object> Items;
@@ -2120,6 +2364,7 @@ llvm::json::Array Footprint::plainCallees() {
         Name = Base + std::to_string(N);
       auto Text = Pr.S->hasBody(Def) ? calleeDefinition(Ctx, Def, Name, Alias) : std::nullopt;
       if (!Text) {
+        keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
         Ok = false;
         break;
       }
@@ -2127,11 +2372,15 @@ llvm::json::Array Footprint::plainCallees() {
       std::string Qualified;
       for (const auto &N : *Namespaces)
         Qualified += "::" + N;
-      Items.push_back(llvm::json::Object{{"name", Qualified + "::" + Name},
+      Qualified += "::" + Name;
+      llvm::json::Array Refs;
+      for (const Ref &R : Pr.Refs)
+        Refs.push_back(llvm::json::Array{R.Begin, R.End, Qualified + R.Then});
+      Items.push_back(llvm::json::Object{{"name", Qualified},
                                          {"body", llvm::json::Array{Body->Begin, Body->End}},
                                          {"at", Pr.At},
                                          {"namespaces", llvm::json::Array(*Namespaces)},
-                                         {"uses", std::move(Pr.Refs)},
+                                         {"uses", std::move(Refs)},
                                          {"text", *Text}});
     }
     if (!Ok)
@@ -2142,6 +2391,34 @@ llvm::json::Array Footprint::plainCallees() {
       Out.push_back(std::move(I));
   }
   return Out;
+}
+
+// A non-static member's call `obj.f(a)`, `p->f(a)`, `f(a)` as a free function's: what follows
+// the fresh name, `(obj, ` / `(*p, ` / `(*this, ` (no comma without an argument written), and
+// `Span` widened to the call's `(`. Nullopt: not a call written as such, an object that is a
+// temporary bound to a non-const reference, or one not written in the file.
+std::optional<std::string> Footprint::objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const,
+                                                 Span &Ref) {
+  if (!ME || !Call)
+    return std::nullopt;
+  const Expr *Base = ME->getBase();
+  std::string Object = "*this";
+  if (!isa<CXXThisExpr>(Base->IgnoreParenImpCasts())) {
+    if (!ME->isArrow() && !Const && !Base->isLValue())
+      return std::nullopt;
+    auto B = Main.plain(Base->getSourceRange()) ? Main.span(Base->getSourceRange(), false) : std::nullopt;
+    if (!B || B->End > Ref.End)
+      return std::nullopt;
+    Object = (ME->isArrow() ? "*" : "") + Main.Text.substr(B->Begin, B->End - B->Begin).str();
+  }
+  unsigned I = Ref.End;
+  while (I < Main.size() && isspace(static_cast<unsigned char>(Main.Text[I])))
+    ++I;
+  if (I == Main.size() || Main.Text[I] != '(')
+    return std::nullopt;
+  Ref.End = I + 1;
+  bool Arguments = std::any_of(Call->arg_begin(), Call->arg_end(), [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
+  return "(" + Object + (Arguments ? ", " : "");
 }
 
 // ----- the run -----
@@ -2204,6 +2481,7 @@ void Footprint::run(llvm::raw_ostream &OS) {
   NextAlias = Main.nextNumber("__plain_t");
   Out["plain"] = plainKernels();
   Out["callees"] = plainCallees();
+  Out["kept"] = std::move(Kept);
   llvm::json::Array Idle;
   for (auto [Begin, End] : IdleSpans)
     Idle.push_back(llvm::json::Array{Begin, End});

@@ -524,6 +524,31 @@ def test_a_pass_starts_its_next_run_at_twice_the_largest_chunk_its_last_run_took
     assert final and all(len(out.splitlines()) - len(c.splitlines()) <= 2 for c in final)
 
 
+@dataclass
+class AllOrNone(Contains):
+    """Contains, and the `b` lines all there or all gone: they only go together, as an
+    unreached declaration goes with the unreached ones that name it."""
+
+    def test(self, content: bytes) -> Verdict:
+        self.calls.append(content)
+        return Verdict(all(n in content for n in self.needles) and content.count(b"b") in (0, 8))
+
+
+class Together(passes.REGISTRY["lines"].__class__):
+    name, summary, whole_first = "together", "lines, every run from all of them", True
+
+
+def test_a_pass_whose_items_go_together_starts_every_run_at_all_of_them():
+    """Run 1 takes the `a` lines one at a time; run 2, over the `k` and `b` lines, starts at
+    chunks of 2, which split the `b`s, unless the pass says its items go together."""
+    keep = tuple(f"k{i};".encode() for i in range(8))
+    text = b"".join(b"a%d;\n%s\n" % (i, k) for i, k in enumerate(keep)) + b"".join(b"b%d;\n" % i for i in range(8))
+    for p, bs in ((passes.REGISTRY["lines"], 8), (Together(), 0)):
+        with Evaluator(AllOrNone(keep)) as ev:
+            out = Engine(ev, "cpp", Schedule(main=[p])).reduce(text)
+        assert b"a" not in out and all(k in out for k in keep) and out.count(b"b") == bs
+
+
 def test_a_pass_that_took_nothing_starts_its_next_run_at_single_items():
     """Sweep 1: `lines` takes nothing (each line holds a needle), `tokens` takes the `x`s. Sweep 2's
     `lines` run, over the same eight lines, tries them one at a time, not in chunks of 4 and 2."""

@@ -312,9 +312,11 @@ class Engine:
     def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: _PassClock) -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
         enumerated afresh and the search goes on at the same position; the first size is capped
-        by the pass's last run at this level (`_chunk_start`)."""
+        by the pass's last run at this level (`_chunk_start`), unless the pass's items go together
+        (`whole_first`)."""
         key = (self._part, p.name, level)
-        size = min(len(items), p.max_chunk or len(items), self._chunk_start.get(key, len(items)))
+        first = len(items) if p.whole_first else self._chunk_start.get(key, len(items))
+        size = min(len(items), p.max_chunk or len(items), first)
         largest = 0
         while size >= 1 and items:
             pos = 0

@@ -9,9 +9,9 @@ class Pass:
     """Proposes reductions of one kind as a list of items in source order.
 
     The engine tries chunks of consecutive items, biggest first (ddmin; from the pass's second
-    run on, from twice the largest chunk its last run took), and re-enumerates after each
-    accepted change. Hierarchical passes (HDD) use levels: level k holds the items at
-    depth k, so outer structure is reduced before what is inside it.
+    run on, from twice the largest chunk its last run took, unless `whole_first`), and
+    re-enumerates after each accepted change. Hierarchical passes (HDD) use levels: level k
+    holds the items at depth k, so outer structure is reduced before what is inside it.
 
     A pass has a `name` (what schedules, `--passes` and `--skip-passes` call it) and a one-line
     `summary` (what `reduce passes` prints). A pass of one kind only sets both on its class; a
@@ -22,6 +22,9 @@ class Pass:
     summary: str = ""
     needs_tree: bool = False
     max_chunk: int | None = None  # cap on chunk size, for passes whose big chunks never work
+    # Every run begins with all items as one chunk, whatever the last run took: items that only
+    # go together (a declaration and its unreached users), where a smaller chunk splits them.
+    whole_first: bool = False
     # A pass with a measure of its own (`progress`) may propose candidates up to this fraction
     # larger than the file, plus `growth_bytes`, when they lower that measure.
     growth: float = 0.0

@@ -7,8 +7,11 @@ The two go together: a template's branch that no instantiation takes is still pa
 names it uses without depending on the template must stay declared; the footprint calls a
 function that only such a branch calls unreached, so the branch goes with it. Every item is
 likely to pass and the first chunk is all of them: on library code one test removes most of
-the file (issue 41). When the oracle refuses it, ddmin halves the set, never one declaration at
-a time first. Without a compiler to ask (a script oracle), the pass proposes nothing.
+the file (issue 41). Every run begins so (`whole_first`), even after a run that took only small
+chunks: a smaller first chunk splits a declaration from the unreached ones that name it (an enum
+from the template parameter typed by it), and does not compile. When the oracle refuses the
+whole, ddmin halves the set, never one declaration at a time first. Without a compiler to ask
+(a script oracle), the pass proposes nothing.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ class Unreached(Pass):
     name = "unreached"
     summary = ("delete the declarations the kept kernels do not reach and the branches no instantiation takes "
                "(clang plugin)")
+    whole_first = True
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None

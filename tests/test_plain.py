@@ -356,8 +356,14 @@ template <class T, int N> struct Copy {
 };
 template <class T> class Hidden {
   T secret = 1;  // private, as a `class`'s members are until an access specifier
+  static constexpr int base = 2;
 public:
-  template <int S> __device__ T get(const T* in) const { return in[threadIdx.x + S] + secret + shift(); }
+  // a default argument the call leaves out; a generic lambda's dependent type whose argument
+  // names a static member
+  template <int S> __device__ T get(const T* in, Num<S> at = Num<S>{}) const {
+    auto f = [&](auto k) { return Num<base + k.value>{}.value; };
+    return in[threadIdx.x + at.value] + secret + shift() + f(Num<1>{});
+  }
 protected:
   __device__ T shift() const { return secret * 2; }
 };
@@ -432,6 +438,9 @@ def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_ob
     # `get` reads `secret` (private by default) and calls `shift` (protected): its item opens
     # `Hidden`, the `{` of the `class` and its `protected:`, and `twice`'s opens nothing
     assert "self.secret + self.shift()" in get.text and twice.opens == () and count.opens == ()
+    # the default argument the call leaves out, and `base` qualified in the lambda's dependent type
+    assert re.search(r"const float \*in, (__plain_t\d+) at = \1\{\}\)", get.text)
+    assert re.search(r"Num<__plain_t\d+::base \+ k.value>\{\}.value", get.text)
     assert sorted(kernel[b:e] for b, e, _ in get.opens) == [b"protected:", b"{"]
     first = plain_step(values, kernel)
     assert b"__plain_twice(*p, in)" in first and b"__plain_get(h, in)" in first and b"o.template peek<3>()" in first

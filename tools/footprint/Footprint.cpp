@@ -1528,13 +1528,41 @@ private:
   // parameters do) and names nothing local goes through its alias, whose arguments are the
   // values; nullopt: as written.
   std::optional<std::string> respelled(QualType T) {
-    if (T.isNull() || T->isInstantiationDependentType() || T->getContainedDeducedType() ||
+    if (!T.isNull() && T->isInstantiationDependentType())
+      return dependent(T);
+    if (T.isNull() || T->getContainedDeducedType() ||
         (T.getAsString(Policy).find('<') == std::string::npos && !memberOfSpecialization(T)) ||
         !nameable(T.getCanonicalType()))
       return std::nullopt;
     std::string Out;
     llvm::raw_string_ostream OS(Out);
     printType(T, "", Names, Policy, OS);
+    return Out;
+  }
+  // A generic lambda's dependent specialization in a member's body whose arguments are
+  // expressions (`Number<a_thread_desc_.CalculateOffset(make_tuple(0, 0, 0, k + i))>`): the type
+  // printer writes them as the template did, the class's members unqualified, so the arguments
+  // are printed here, through this helper. Nullopt: as written.
+  std::optional<std::string> dependent(QualType T) {
+    auto *S = T->getAs<TemplateSpecializationType>();
+    if (!Within || !S || T.hasLocalQualifiers() ||
+        std::none_of(S->template_arguments().begin(), S->template_arguments().end(),
+                     [](const TemplateArgument &A) { return A.getKind() == TemplateArgument::Expression; }))
+      return std::nullopt;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    S->getTemplateName().print(OS, Policy, TemplateName::Qualified::AsWritten);
+    OS << "<";
+    bool First = true;
+    for (const TemplateArgument &A : S->template_arguments()) {
+      OS << (First ? "" : ", ");
+      First = false;
+      if (A.getKind() == TemplateArgument::Expression)
+        A.getAsExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      else
+        A.print(Policy, OS, true);
+    }
+    OS << ">";
     return Out;
   }
   // Whether canonical type `T` can be named before the function: no closure, no local or
@@ -1917,13 +1945,19 @@ static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef 
     OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent())) << " &" << Self
        << (FD->getNumParams() ? ", " : "");
   }
+  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     OS << (I ? ", " : "");
     printType(P->getType(), P->getName().str(), Names, Policy, OS);
+    // a default argument some call used, instantiated then (those form the trailing run): the
+    // calls rewritten to this function still leave it out
+    if (P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg()) {
+      OS << " = ";
+      const_cast<Expr *>(P->getDefaultArg())->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+    }
   }
   OS << ")\n";
-  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
   FD->getBody()->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
   return Out;
 }
@@ -2092,7 +2126,7 @@ static std::string unfreeable(const CXXMethodDecl *M, std::map<const CXXRecordDe
 // same edit: edits.apply keeps one). The Itanium ABI lays fields out in declaration order
 // whatever their access, with one exception: a class POD in C++03's sense keeps its tail padding
 // from a derived class's members, and fields that are not public are what make a trivial class
-// not POD; such a class is not opened. The candidate is tested like any other. Nullopt, with
+// without a user-provided constructor not POD; such a class is not opened. The candidate is tested like any other. Nullopt, with
 // `Why`, when the class is one of those or its text is not the file's own (a system header's
 // class, a macro's specifier).
 std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>>
@@ -2107,6 +2141,7 @@ Footprint::opening(const CXXRecordDecl *RD, std::string &Why) {
     return std::nullopt;
   const CXXRecordDecl *Def = RD->getDefinition();
   if (Def && Def->isTrivial() && !Def->isPOD() && Def->getNumBases() == 0 && !Def->isPolymorphic() &&
+      std::none_of(Def->ctor_begin(), Def->ctor_end(), [](const CXXConstructorDecl *C) { return C->isUserProvided(); }) &&
       std::any_of(Def->field_begin(), Def->field_end(), [](const FieldDecl *F) { return F->getAccess() != AS_public; })) {
     Why = "in a trivial class that made public would be POD (a derived class's layout could change)";
     return std::nullopt;

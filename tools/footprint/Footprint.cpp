@@ -40,6 +40,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprConcepts.h"
 #include "clang/AST/Mangle.h"
+#include "clang/AST/RecordLayout.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -2126,7 +2127,8 @@ static std::string unfreeable(const CXXMethodDecl *M, std::map<const CXXRecordDe
 // same edit: edits.apply keeps one). The Itanium ABI lays fields out in declaration order
 // whatever their access, with one exception: a class POD in C++03's sense keeps its tail padding
 // from a derived class's members, and fields that are not public are what make a trivial class
-// without a user-provided constructor not POD; such a class is not opened. The candidate is tested like any other. Nullopt, with
+// without a user-provided constructor not POD; such a class is not opened when it has tail
+// padding (without, a derived class's members go after it either way: CK's tile map). The candidate is tested like any other. Nullopt, with
 // `Why`, when the class is one of those or its text is not the file's own (a system header's
 // class, a macro's specifier).
 std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>>
@@ -2142,8 +2144,9 @@ Footprint::opening(const CXXRecordDecl *RD, std::string &Why) {
   const CXXRecordDecl *Def = RD->getDefinition();
   if (Def && Def->isTrivial() && !Def->isPOD() && Def->getNumBases() == 0 && !Def->isPolymorphic() &&
       std::none_of(Def->ctor_begin(), Def->ctor_end(), [](const CXXConstructorDecl *C) { return C->isUserProvided(); }) &&
-      std::any_of(Def->field_begin(), Def->field_end(), [](const FieldDecl *F) { return F->getAccess() != AS_public; })) {
-    Why = "in a trivial class that made public would be POD (a derived class's layout could change)";
+      std::any_of(Def->field_begin(), Def->field_end(), [](const FieldDecl *F) { return F->getAccess() != AS_public; }) &&
+      (Def->isDependentType() || Ctx.getASTRecordLayout(Def).getDataSize() != Ctx.getASTRecordLayout(Def).getSize())) {
+    Why = "in a trivial class with tail padding that made public would be POD (a derived class's layout could change)";
     return std::nullopt;
   }
   std::vector<std::tuple<unsigned, unsigned, std::string>> Out;

@@ -325,9 +325,12 @@ def test_a_template_with_two_argument_lists_and_a_static_member_called_through_a
 # composable_kernel's transfers: a member template of a class template's specialization called
 # through an object (`c.template run<1>(...)`) and a pointer (`p->template twice<2>(...)`), which
 # calls its class's members through `this`, written (in a generic lambda, whose call is resolved
-# only when it is instantiated) and implicit; and a class whose member template reads a private
-# member (a free function could not: it stays a template)
+# only when it is instantiated) and implicit; a class whose member template reads a private
+# member and calls a protected one (a free function could not: its item makes them public); one
+# whose member reads a member its base, spelled in a system header, keeps protected, and one
+# whose trivial class would become POD once public (both stay templates)
 OBJECTS = b"""#include <hip/hip_runtime.h>
+#include <sealed.h>
 namespace lib {
 template <int N> struct Num { static constexpr int value = N; };
 template <int... Is> struct Seq {};
@@ -352,18 +355,37 @@ template <class T, int N> struct Copy {
   }
 };
 template <class T> class Hidden {
+  T secret = 1;  // private, as a `class`'s members are until an access specifier
+  static constexpr int base = 2;
 public:
-  template <int S> __device__ T get(const T* in) const { return in[threadIdx.x + S] + secret; }
-private:
-  T secret = 1;
+  // a default argument the call leaves out; a generic lambda's dependent type whose argument
+  // names a static member
+  template <int S> __device__ T get(const T* in, Num<S> at = Num<S>{}) const {
+    auto f = [&](auto k) { return Num<base + k.value>{}.value; };
+    return in[threadIdx.x + at.value] + secret + shift() + f(Num<1>{});
+  }
+protected:
+  __device__ T shift() const { return secret * 2; }
+};
+template <class T> class Packed {  // trivial, and not POD only because its fields are private
+  T lo;
+  char tag;
+public:
+  template <int S> __device__ T low() const { return lo + S + tag; }
+};
+template <class T> struct Opened : sys::Sealed<T> {  // its base's access is a system header's
+  template <int S> __device__ T peek() const { return this->kept + S; }
 };
 template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
   Copy<T, N> c{T(2), 0};
   Copy<T, N>* p = &c;
   Hidden<T> h;
+  Opened<T> o;
+  Packed<T> k{};
   T a = c.template run<1>(in, threadIdx.x);
   out[threadIdx.x] = a + p->template twice<2>(in) + c.moved + h.template get<0>(in) + count(Seq<1, 2, 3>{}) +
-                     Copy<T, N>::total + Copy<T, N>::lanes();
+                     Copy<T, N>::total + Copy<T, N>::lanes() + o.template peek<3>() +
+                     k.template low<1>();
 }
 }
 template <class T> struct Launcher {
@@ -372,51 +394,79 @@ template <class T> struct Launcher {
 template struct Launcher<float>;
 """
 OBJECTS_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+# a header found through -isystem: not the file under reduction, whose access a candidate cannot change
+SEALED = b"""namespace sys {
+template <class T> class Sealed {
+protected:
+  T kept = 3;
+};
+}
+"""
 
 
 def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_object(tmp_path):
     """A non-static member printed as a free function of its object, `this` spelled through it
     (`self.move(2)`, `self.template run<2>(...)` in a generic lambda too), every call rewritten
-    to pass the object (`__plain_twice(*p, in)`); a member reading a private member stays a
-    template. One level a footprint, every figure the template's, and `unreached` then deletes
-    the member templates."""
-    c = compiler(tmp_path, ["-std=gnu++20"])
+    to pass the object (`__plain_twice(*p, in)`); a member reading a private member becomes one
+    too, its item making its class's members public; one reading a member its system header's
+    class keeps protected stays a template. One level a footprint, every figure the template's,
+    and `unreached` then deletes the member templates."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sealed.h").write_bytes(SEALED)
+    c = compiler(tmp_path, ["-std=gnu++20", f"-isystem{tmp_path / 'inc'}"])
     values = service(c, (OBJECTS_KERN,))
     kernel = plain_step(values, OBJECTS)
     fp = values.footprint(kernel, kernel)
     assert fp is not None
-    count, twice = fp.callees
-    # `get` reads `secret`: the footprint says why it stays a template, and `lanes`, which a
-    # static member's initialiser names
-    assert ("lib::Hidden::get", "its body names `Hidden::secret`, which is not public") in fp.kept
+    count, twice, get = fp.callees
+    # `peek` reads `kept`, protected in a class the file does not spell: the footprint says why
+    # it stays a template, and why `lanes` does, which a static member's initialiser names
+    assert ("lib::Opened::peek", "its body names `Sealed::kept`, which is not public, in a class whose access is "
+            "not spelled in the file") in fp.kept
     assert ("lib::Copy::lanes", "named where no reached body is (an initialiser, a type, code the kernels do not "
             "reach)") in fp.kept
+    # `low` reads `Packed`'s private fields, which make that trivial class no POD: public, a
+    # class deriving from it would lay its members out in other bytes (Itanium reuses a non-POD's
+    # tail padding only)
+    assert ("lib::Packed::low", "its body names `Packed::lo`, which is not public, in a trivial class with tail "
+            "padding that made public would be POD (a derived class's layout could change)") in fp.kept
     # a pack's size, whose name means nothing in a plain function, as its value
     assert count.name == "::lib::__plain_count" and "((__SIZE_TYPE__)3)" in count.text
     assert twice.name == "::lib::__plain_twice" and "this" not in twice.text
     assert re.search(r"\(__plain_t\d+ &self, const float \*in\)", twice.text) and "self.move(2);" in twice.text
     assert "[&](auto k)" in twice.text and "self.template run<2>(in, k.value) * self.scale" in twice.text
+    # `get` reads `secret` (private by default) and calls `shift` (protected): its item opens
+    # `Hidden`, the `{` of the `class` and its `protected:`, and `twice`'s opens nothing
+    assert "self.secret + self.shift()" in get.text and twice.opens == () and count.opens == ()
+    # the default argument the call leaves out, and `base` qualified in the lambda's dependent type
+    assert re.search(r"const float \*in, (__plain_t\d+) at = \1\{\}\)", get.text)
+    assert re.search(r"Num<__plain_t\d+::base \+ k.value>\{\}.value", get.text)
+    assert sorted(kernel[b:e] for b, e, _ in get.opens) == [b"protected:", b"{"]
     first = plain_step(values, kernel)
-    assert b"__plain_twice(*p, in)" in first and b"h.template get<0>(in)" in first
+    assert b"__plain_twice(*p, in)" in first and b"__plain_get(h, in)" in first and b"o.template peek<3>()" in first
+    assert b"k.template low<1>()" in first
+    assert b"class Hidden {public:" in first and b"protected:" not in first.split(b"class Hidden")[1].split(b"};")[0]
     fp = values.footprint(first, first)
     assert fp is not None
     # `run` with its two argument lists, called through `self` (from `twice` and its lambda's
-    # instantiation) and through `c`; `move` (a member of the specialization), through `self`
-    assert [x.name for x in fp.callees] == ["::lib::__plain_run_1", "::lib::__plain_run_2", "::lib::__plain_move"]
+    # instantiation) and through `c`; `move` (a member of the specialization), through `self`;
+    # `shift`, protected before `get`'s item, through `get`'s `self`
+    assert [x.name for x in fp.callees] == ["::lib::__plain_run_1", "::lib::__plain_run_2", "::lib::__plain_move",
+                                            "::lib::__plain_shift"]
     run = fp.callees[0]
     assert re.search(r"\(const __plain_t\d+ &self, const float \*in, int i\)", run.text) and "self.moved" in run.text
     # each item alone is worth a test: `move`'s too, though no template loses its body in it
     src = Source(first, "cuda", values.bind(lambda probe, part=first: part + probe))
     items = REGISTRY["plain"].enumerate(src)
-    assert len(items) == 2 and all(REGISTRY["plain"].progresses(src, apply(first, item)) for item in items)
+    assert len(items) == 3 and all(REGISTRY["plain"].progresses(src, apply(first, item)) for item in items)
     second = plain_step(values, first)
     assert b"__plain_run_2(c, in, threadIdx.x)" in second and b"__plain_run_1(self, in, k.value)" in second
-    assert b"__plain_move(self, 2)" in second
+    assert b"__plain_move(self, 2)" in second and b"__plain_shift(self)" in second
     again = values.footprint(second, second)
     assert again is not None and again.callees == ()
     src = Source(second, "cuda", values.bind(lambda probe, part=second: part + probe))
     alone = apply(second, [e for i in REGISTRY["unreached"].enumerate(src) for e in i])
-    assert b"template <int Step>" not in alone and b"template <int S>" in alone
+    assert b"template <int Step>" not in alone and b"T get(" not in alone and b"T peek() const {" in alone
     before = kernels(c, OBJECTS)
     for text in (kernel, first, second, alone):
         after = kernels(c, text)
@@ -424,3 +474,27 @@ def test_a_member_template_of_a_class_template_becomes_a_free_function_of_its_ob
             (name,) = after[side]
             # the same code as the template's instantiation: every figure
             assert base_name(name) == "kern" and after[side][name] == before[side][OBJECTS_KERN]
+
+
+def test_two_members_opening_one_class_make_the_same_edits_which_compose(tmp_path):
+    """Two member templates of one class, each reading a private member: each item opens the
+    class with the same edits, and the two items together (a chunk) compile, edits.apply keeping
+    each edit once."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sealed.h").write_bytes(SEALED)
+    c = compiler(tmp_path, ["-std=gnu++20", f"-isystem{tmp_path / 'inc'}"])
+    values = service(c, (OBJECTS_KERN,))
+    text = OBJECTS.replace(b"protected:", b"template <int S> __device__ T twin(const T* in) const "
+                           b"{ return in[S] * secret; }\nprotected:").replace(
+                           b"h.template get<0>(in)", b"h.template get<0>(in) + h.template twin<1>(in)")
+    kernel = plain_step(values, text)
+    src = Source(kernel, "cuda", values.bind(lambda probe, part=kernel: part + probe))
+    items = [i for i in REGISTRY["plain"].enumerate(src) if any(e.replacement == b"public:" for e in i)]
+    assert len(items) == 2 and {e for e in items[0] if b"public:" in e.replacement} == \
+        {e for e in items[1] if b"public:" in e.replacement}
+    both = apply(kernel, [*items[0], *items[1]])
+    assert both.count(b"public:") == kernel.count(b"public:") + 2
+    before, after = kernels(c, text), kernels(c, both)
+    for side in SIDES:
+        (name,) = after[side]
+        assert after[side][name] == before[side][OBJECTS_KERN]

@@ -18,9 +18,12 @@ a fresh name, put before its first caller, its references rewritten to that name
 template's body made `;` (footprint `callees`). A template reached with several argument lists
 gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. A non-static
 member becomes a free function of its object (`__plain_Run(Cls &self, ...)`, `this` spelled
-through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`, when its body names
-only what is public. One level a footprint: the printed callee is plain code that the next
-footprint follows.
+through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`. A free function
+loses the class's private access: the item also makes public the members of each class its body
+names that are not (`private:` / `protected:` -> `public:`, a `class`'s default access too), when
+the file spells that class; access decides no code, and the candidate is tested anyway. Two items
+opening one class make the same edits, which `apply` keeps once when they compose. One level a
+footprint: the printed callee is plain code that the next footprint follows.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body and the
@@ -81,7 +84,12 @@ class Plain(Pass):
         for c in fp.callees:
             by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
                 (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
-        items.extend(tuple(edits) for edits in by_body.values())
+        # the classes a member's body names that are not public, opened by its item: each edit
+        # once an item; two items opening one class make the same edit, which edits.apply keeps once
+        opens: dict[tuple[int, int], set[Edit]] = {}
+        for c in fp.callees:
+            opens.setdefault(c.body, set()).update(Edit(b, e, t.encode()) for b, e, t in c.opens)
+        items.extend((*edits, *sorted(opens[body])) for body, edits in by_body.items())
         return items
 
 

@@ -110,7 +110,10 @@ class Callee:
     outermost declaration around its first caller); `uses` are the references to rewrite, each
     [begin, end) with its replacement (`name`, qualified; a non-static member's call from its
     object to its `(`: `name(obj, `), [body) the template's body, which becomes `;`. A template
-    reached with several argument lists gives one callee each, with the same `body`."""
+    reached with several argument lists gives one callee each, with the same `body`. `opens`:
+    the edits that make public the members of the classes its body names that are not
+    (`private:` -> `public:`), each [begin, end) with its replacement; two callees opening one
+    class give the same edits."""
 
     name: str
     body: tuple[int, int]
@@ -118,6 +121,7 @@ class Callee:
     namespaces: tuple[str, ...]
     uses: tuple[tuple[int, int, str], ...]
     text: str
+    opens: tuple[tuple[int, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,9 +166,11 @@ def parse(output: str, text: bytes) -> Footprint | None:
                   for p in data.get("plain", ()))
     idle = tuple((b, e) for b, e in data.get("idle", ()))
     callees = tuple(Callee(c["name"], (c["body"][0], c["body"][1]), c["at"], tuple(c["namespaces"]),
-                           tuple((b, e, t) for b, e, t in c["uses"]), c["text"])
+                           tuple((b, e, t) for b, e, t in c["uses"]), c["text"],
+                           tuple((b, e, t) for b, e, t in c.get("opens", ())))
                     for c in data.get("callees", ()))
-    spans = (*(p.body for p in plain), *idle, *(c.body for c in callees), *(u[:2] for c in callees for u in c.uses))
+    spans = (*(p.body for p in plain), *idle, *(c.body for c in callees),
+             *(u[:2] for c in callees for u in (*c.uses, *c.opens)))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
             or any(not 0 <= b < e <= len(text) for b, e in spans) or any(not 0 <= c.at <= len(text) for c in callees):
         return None

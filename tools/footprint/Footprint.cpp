@@ -8,7 +8,7 @@
 //   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
 //    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
 //    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...],
-//    "callees": [{"name", "body", "at", "namespaces", "uses", "text"}...], "idle": [[begin, end]...]}
+//    "callees": [{"name", "body", "at", "namespaces", "uses", "opens", "text"}...], "idle": [[begin, end]...]}
 //
 // `idle`: the explicit instantiations that make no kept kernel exist (their kernel is plain, or
 // another's), which are then no roots. `plain`: each target kernel instantiated from a template, printed as a plain definition (see
@@ -40,6 +40,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprConcepts.h"
 #include "clang/AST/Mangle.h"
+#include "clang/AST/RecordLayout.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -348,6 +349,8 @@ private:
   llvm::json::Array plainCallees();
   llvm::json::Array Kept;  // the templates plain code calls that plainCallees leaves, each with why
   std::optional<std::string> objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const, Span &Ref);
+  std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
+                                                                                   std::string &Why);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
 
   ASTContext &Ctx;
@@ -1526,13 +1529,41 @@ private:
   // parameters do) and names nothing local goes through its alias, whose arguments are the
   // values; nullopt: as written.
   std::optional<std::string> respelled(QualType T) {
-    if (T.isNull() || T->isInstantiationDependentType() || T->getContainedDeducedType() ||
+    if (!T.isNull() && T->isInstantiationDependentType())
+      return dependent(T);
+    if (T.isNull() || T->getContainedDeducedType() ||
         (T.getAsString(Policy).find('<') == std::string::npos && !memberOfSpecialization(T)) ||
         !nameable(T.getCanonicalType()))
       return std::nullopt;
     std::string Out;
     llvm::raw_string_ostream OS(Out);
     printType(T, "", Names, Policy, OS);
+    return Out;
+  }
+  // A generic lambda's dependent specialization in a member's body whose arguments are
+  // expressions (`Number<a_thread_desc_.CalculateOffset(make_tuple(0, 0, 0, k + i))>`): the type
+  // printer writes them as the template did, the class's members unqualified, so the arguments
+  // are printed here, through this helper. Nullopt: as written.
+  std::optional<std::string> dependent(QualType T) {
+    auto *S = T->getAs<TemplateSpecializationType>();
+    if (!Within || !S || T.hasLocalQualifiers() ||
+        std::none_of(S->template_arguments().begin(), S->template_arguments().end(),
+                     [](const TemplateArgument &A) { return A.getKind() == TemplateArgument::Expression; }))
+      return std::nullopt;
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    S->getTemplateName().print(OS, Policy, TemplateName::Qualified::AsWritten);
+    OS << "<";
+    bool First = true;
+    for (const TemplateArgument &A : S->template_arguments()) {
+      OS << (First ? "" : ", ");
+      First = false;
+      if (A.getKind() == TemplateArgument::Expression)
+        A.getAsExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      else
+        A.print(Policy, OS, true);
+    }
+    OS << ">";
     return Out;
   }
   // Whether canonical type `T` can be named before the function: no closure, no local or
@@ -1915,13 +1946,19 @@ static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef 
     OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent())) << " &" << Self
        << (FD->getNumParams() ? ", " : "");
   }
+  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     OS << (I ? ", " : "");
     printType(P->getType(), P->getName().str(), Names, Policy, OS);
+    // a default argument some call used, instantiated then (those form the trailing run): the
+    // calls rewritten to this function still leave it out
+    if (P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg()) {
+      OS << " = ";
+      const_cast<Expr *>(P->getDefaultArg())->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
+    }
   }
   OS << ")\n";
-  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
   FD->getBody()->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
   return Out;
 }
@@ -2021,25 +2058,32 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
   return Names.Declarations + Head + Rest;
 }
 
-// What a free function could not do that a member does: name a member of any class that is not
-// public (the transfers' coordinates sit under `private:`), or capture `this` other than
-// implicitly by reference (`[this]`, `[=]`, `[*this]`: not `self` then). A member whose body
-// does either stays a template.
+// What a free function could not do that a member does. Name a member of a class that is not
+// public (the transfers' coordinates sit under `private:`): that class is `Closed`, and the
+// member's item makes its members public (`opening`); through a base that is not public (a
+// conversion to it, which the free function could not make: the base specifiers stay as they
+// are); or capture `this` other than implicitly by reference (`[this]`, `[=]`, `[*this]`: not
+// `self` then). A member whose body does either of the last two stays a template.
 class MemberOnly : public RecursiveASTVisitor<MemberOnly> {
 public:
-  bool VisitMemberExpr(MemberExpr *E) {
-    check(E->getFoundDecl().getAccess(), E->getMemberDecl());
-    return check(E->getMemberDecl());
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) { return check(E->getDecl()); }
+  bool VisitMemberExpr(MemberExpr *E) { return name(E->getFoundDecl().getDecl()); }
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return name(E->getFoundDecl()); }
   bool VisitOverloadExpr(OverloadExpr *E) {
     for (auto I = E->decls_begin(); I != E->decls_end(); ++I)
-      check(I.getAccess(), *I);
+      name(*I);
     return Why.empty();
   }
-  bool VisitCXXConstructExpr(CXXConstructExpr *E) { return check(E->getConstructor()); }
-  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) { return check(TL.getTypePtr()->getDecl()); }
-  bool VisitTagTypeLoc(TagTypeLoc TL) { return check(TL.getDecl()); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) { return name(E->getConstructor()); }
+  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) { return name(TL.getTypePtr()->getDecl()); }
+  bool VisitTagTypeLoc(TagTypeLoc TL) { return name(TL.getDecl()); }
+  bool VisitCastExpr(CastExpr *E) {
+    CastKind K = E->getCastKind();
+    if (K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase || K == CK_BaseToDerived)
+      for (const CXXBaseSpecifier *B : E->path())
+        if (B->getAccessSpecifier() != AS_public && Why.empty())
+          Why = "it converts to a base that is not public (`" + B->getType().getAsString() + "`)";
+    return Why.empty();
+  }
   bool VisitLambdaExpr(LambdaExpr *E) {
     for (const LambdaCapture &C : E->captures())
       if (C.capturesThis() && (!C.isImplicit() || C.getCaptureKind() != LCK_This ||
@@ -2047,33 +2091,81 @@ public:
         Why = "a lambda captures `this` otherwise than implicitly by reference";
     return Why.empty();
   }
-  std::string Why;  // empty: nothing a free function could not do
+  std::string Why;  // empty: nothing a free function could not do once `Closed` is opened
+  // each class (as instantiated) a member of which the body names and is not public: the first
+  // such member, `Cls::m`
+  std::map<const CXXRecordDecl *, std::string> Closed;
 
 private:
-  bool check(AccessSpecifier A, const NamedDecl *D) {
-    if (A != AS_public && A != AS_none && Why.empty())
-      Why = "its body names `" + cast<NamedDecl>(D->getDeclContext())->getNameAsString() + "::" +
-            D->getNameAsString() + "`, which is not public";
-    return Why.empty();
-  }
-  bool check(const NamedDecl *D) {
-    if (D && D->getDeclContext()->isRecord() && !cast<RecordDecl>(D->getDeclContext())->isLambda())
-      check(D->getAccess(), D);
+  bool name(const NamedDecl *D) {
+    auto *RD = D ? dyn_cast<CXXRecordDecl>(D->getDeclContext()) : nullptr;
+    if (RD && !RD->isLambda() && (D->getAccess() == AS_private || D->getAccess() == AS_protected))
+      Closed.insert({RD, RD->getNameAsString() + "::" + D->getNameAsString()});
     return Why.empty();
   }
 };
 
-// Why member `M` (an instantiation) cannot be printed as a free function; empty: it can. It
-// must be public, a non-static one neither virtual nor `volatile` nor ref-qualified, its body
-// naming only what is public.
-static std::string unfreeable(const CXXMethodDecl *M) {
-  if (M->getAccess() != AS_public || M->getParent()->isLambda())
-    return "not a public member";
+// Why member `M` (an instantiation) cannot be printed as a free function; empty: it can, once
+// the classes in `Closed` are opened. A non-static one must be neither virtual nor `volatile`
+// nor ref-qualified. Its own access does not matter: every call to it becomes the free
+// function's.
+static std::string unfreeable(const CXXMethodDecl *M, std::map<const CXXRecordDecl *, std::string> &Closed) {
+  if (M->getParent()->isLambda())
+    return "a lambda's call operator";
   if (M->isInstance() && (M->isVirtual() || M->isVolatile() || M->getRefQualifier() != RQ_None))
     return "a virtual, volatile or ref-qualified member";
   MemberOnly Check;
   Check.TraverseStmt(M->getBody());
+  Closed.insert(Check.Closed.begin(), Check.Closed.end());
   return Check.Why;
+}
+
+// The edits that make the members of class `RD` (an instantiation, or a class as written)
+// public, on the text it was instantiated from: each `private:` / `protected:` directly in its
+// body becomes `public:`, and a `class` whose first member comes before any access specifier
+// gets `public:` after its `{` (the `{` rewritten, so that two items opening one class make the
+// same edit: edits.apply keeps one). The Itanium ABI lays fields out in declaration order
+// whatever their access, with one exception: a class POD in C++03's sense keeps its tail padding
+// from a derived class's members, and fields that are not public are what make a trivial class
+// without a user-provided constructor not POD; such a class is not opened when it has tail
+// padding (without, a derived class's members go after it either way: CK's tile map). The candidate is tested like any other. Nullopt, with
+// `Why`, when the class is one of those or its text is not the file's own (a system header's
+// class, a macro's specifier).
+std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>>
+Footprint::opening(const CXXRecordDecl *RD, std::string &Why) {
+  const CXXRecordDecl *P = RD->getTemplateInstantiationPattern();
+  P = P ? P : RD->getDefinition();
+  Why = "in a class whose access is not spelled in the file";
+  if (!P || !Main.plain(P->getBraceRange()))
+    return std::nullopt;
+  auto Brace = Main.offset(P->getBraceRange().getBegin());
+  if (!Brace || Main.Text[*Brace] != '{')
+    return std::nullopt;
+  const CXXRecordDecl *Def = RD->getDefinition();
+  if (Def && Def->isTrivial() && !Def->isPOD() && Def->getNumBases() == 0 && !Def->isPolymorphic() &&
+      std::none_of(Def->ctor_begin(), Def->ctor_end(), [](const CXXConstructorDecl *C) { return C->isUserProvided(); }) &&
+      std::any_of(Def->field_begin(), Def->field_end(), [](const FieldDecl *F) { return F->getAccess() != AS_public; }) &&
+      (Def->isDependentType() || Ctx.getASTRecordLayout(Def).getDataSize() != Ctx.getASTRecordLayout(Def).getSize())) {
+    Why = "in a trivial class with tail padding that made public would be POD (a derived class's layout could change)";
+    return std::nullopt;
+  }
+  std::vector<std::tuple<unsigned, unsigned, std::string>> Out;
+  bool First = true;
+  for (const Decl *D : P->decls()) {
+    if (D->isImplicit())
+      continue;
+    auto *A = dyn_cast<AccessSpecDecl>(D);
+    if (First && !A && P->isClass())
+      Out.push_back({*Brace, *Brace + 1, "{public:"});
+    First = false;
+    if (!A || A->getAccess() == AS_public)
+      continue;
+    auto Span = Main.plain(A->getSourceRange()) ? Main.span(A->getSourceRange(), false) : std::nullopt;
+    if (!Span)
+      return std::nullopt;
+    Out.push_back({Span->Begin, Span->End, "public:"});
+  }
+  return Out;
 }
 
 // The namespaces around `DC`, outermost first (an unnamed one as ""); nullopt when something
@@ -2197,8 +2289,9 @@ static bool plainCode(const FunctionDecl *F) {
 // object with it, so the object's evaluation must do nothing. A non-static member becomes a free
 // function of its object (`__plain_Run(Cls &self, ...)`), its calls `obj.Run(a)` / `p->Run(a)`
 // rewritten to `__plain_Run(obj, a)` / `__plain_Run(*p, a)`, when the object's evaluation does
-// nothing and its body names only what is public (`unfreeable`). One level a footprint: the
-// printed callee is plain code for the next one.
+// nothing (`unfreeable`); the classes whose members its body names and are not public are
+// opened in the same item (`opens`: their `private:` made `public:`), when the file spells
+// them. One level a footprint: the printed callee is plain code for the next one.
 llvm::json::Array Footprint::plainCallees() {
   struct Use {
     const Expr *E;
@@ -2278,6 +2371,7 @@ llvm::json::Array Footprint::plainCallees() {
       const FunctionDecl *S;
       std::vector<Ref> Refs;
       unsigned First, At;
+      std::set<std::tuple<unsigned, unsigned, std::string>> Opens;  // what makes the classes it names public
     };
     std::vector<Printed> Specs;
     std::map<unsigned, const FunctionDecl *> Owner;  // a reference's begin -> its specialization
@@ -2291,14 +2385,26 @@ llvm::json::Array Footprint::plainCallees() {
       Why = "named where no reached body is (an initialiser, a type, code the kernels do not reach)";
     for (auto It = Instances[P].begin(); Why.empty() && It != Instances[P].end(); ++It) {
       const FunctionDecl *S = *It;
-      Printed Pr{S, {}, ~0u, ~0u};
+      Printed Pr{S, {}, ~0u, ~0u, {}};
       const FunctionDecl *Def = nullptr;
       auto *SM = dyn_cast<CXXMethodDecl>(S);
       if (!S->hasBody(Def)) {
         Why = "no body";
         break;
       }
-      if (SM && !(Why = unfreeable(cast<CXXMethodDecl>(Def))).empty())
+      std::map<const CXXRecordDecl *, std::string> Closed;
+      if (SM && !(Why = unfreeable(cast<CXXMethodDecl>(Def), Closed)).empty())
+        break;
+      for (auto &[Class, Member] : Closed) {
+        std::string Not;
+        auto Edits = opening(Class, Not);
+        if (!Edits) {
+          Why = "its body names `" + Member + "`, which is not public, " + Not;
+          break;
+        }
+        Pr.Opens.insert(Edits->begin(), Edits->end());
+      }
+      if (!Why.empty())
         break;
       for (const Use &U : Uses[S]) {
         SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
@@ -2373,14 +2479,17 @@ llvm::json::Array Footprint::plainCallees() {
       for (const auto &N : *Namespaces)
         Qualified += "::" + N;
       Qualified += "::" + Name;
-      llvm::json::Array Refs;
+      llvm::json::Array Refs, Opens;
       for (const Ref &R : Pr.Refs)
         Refs.push_back(llvm::json::Array{R.Begin, R.End, Qualified + R.Then});
+      for (auto &[B, E, T] : Pr.Opens)
+        Opens.push_back(llvm::json::Array{B, E, T});
       Items.push_back(llvm::json::Object{{"name", Qualified},
                                          {"body", llvm::json::Array{Body->Begin, Body->End}},
                                          {"at", Pr.At},
                                          {"namespaces", llvm::json::Array(*Namespaces)},
                                          {"uses", std::move(Refs)},
+                                         {"opens", std::move(Opens)},
                                          {"text", *Text}});
     }
     if (!Ok)

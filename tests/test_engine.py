@@ -5,6 +5,7 @@ from itertools import groupby
 
 from interestingness.base.verdict import BUILT, COMPILE_ERROR, NoConfirmation, Verdict
 from reducer import passes
+from reducer.engine.budget import Budget, BudgetExhausted
 from reducer.engine.checkpoints import batch_size
 from reducer.engine.engine import Engine, Hooks, Replay
 from reducer.engine.evaluate import Evaluator
@@ -587,3 +588,22 @@ def test_each_pass_is_charged_its_candidates_that_did_not_compile():
     assert sum(y.build_known for y in per_pass.values()) == ev.counters.tests
     _, script = reduce(CODE, Contains((b"keep_me(1, 2)",)))  # a script's verdicts say nothing of it
     assert script.counters.compile_errors == script.counters.build_known == 0
+
+
+def test_a_run_whose_budget_is_used_ends_with_its_newest_kept_candidate_confirmed():
+    """Kept steps wait for their batch's checkpoint; a stop by the budget confirms them first,
+    or the run would end a batch behind what it had found."""
+    behind = 0
+    for tests in (10, 15):  # the whole run takes about 20 tests
+        oracle = ConfirmsCostly((b"keep_me",), must=b"keep_me")  # every kept candidate passes
+        with Evaluator(oracle, 1, "threading", budget=Budget(tests=tests)) as ev:
+            engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN))), confirm_batch=16)
+            try:
+                engine.reduce(CODE)
+            except BudgetExhausted:
+                kept = engine._current()
+            behind += engine.result() != kept  # the budget stopped it mid-batch
+            engine.settle()
+            assert engine.result() == kept and not engine._checkpoints.chain
+            assert oracle.confirmed[-1] == kept
+    assert behind

@@ -250,6 +250,7 @@ class _Session:
             outcome, code = "interrupted", EXIT_INTERRUPTED
         except BudgetExhausted as e:
             outcome, code = f"budget: {e}", EXIT_BUDGET
+            self.engine.settle()
         except OSError as e:  # disk full, quota, a vanished directory: the last written best file stands
             raise RunError(f"stopped: cannot write the run's files ({e.strerror or e}: {e.filename or ''}); "
                            f"the best result so far is intact in {output}", EXIT_IO) from None

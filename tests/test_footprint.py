@@ -177,6 +177,19 @@ def test_the_passes_delete_the_unreached_code_in_one_candidate_then_fold_the_con
     assert REGISTRY["unreached"].items(Source(SMALL, "cuda"), 0) == []  # no compiler to ask: nothing
 
 
+
+def test_with_the_footprint_branches_leaves_the_else_of_an_if_constexpr_to_folded(tmp_path):
+    """The compiler decides `if constexpr`; a blind deletion of its `else { return x; }` mostly
+    does not compile (composable_kernel). Without a compiler to ask, branches still proposes it."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (KERN,))
+    constexpr_else = b"else { return helper(x); }"
+    blind = REGISTRY["branches"].items(Source(SMALL, "cuda"), 0)
+    assert any(constexpr_else not in apply(SMALL, item) for item in blind)
+    informed = REGISTRY["branches"].items(Source(SMALL, "cuda", values.bind(lambda probe, part=SMALL: part + probe)), 0)
+    assert informed is not None and len(informed) == len(blind) - 1
+    assert all(constexpr_else in apply(SMALL, item) for item in informed)
+
 # What composable_kernel's TU taught the plugin (benchmarks/realcode): each of these broke the one
 # candidate until the footprint covered it.
 LIBRARY = b"""#include <hip/hip_runtime.h>

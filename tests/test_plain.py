@@ -498,3 +498,63 @@ def test_two_members_opening_one_class_make_the_same_edits_which_compose(tmp_pat
     for side in SIDES:
         (name,) = after[side]
         assert after[side][name] == before[side][OBJECTS_KERN]
+
+
+# three levels of the call graph: a kernel template, the function template it calls, and the
+# one that one calls
+CHAIN = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int N> __device__ float inner(float x) { return x * N + 1.0f; }
+template <int N> __device__ float outer(float x) { return inner<N + 1>(x) * 2.0f; }
+template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  out[threadIdx.x] = outer<N>(in[threadIdx.x]);
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T, 4><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+CHAIN_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+
+
+def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
+    """Level 0 is the chain: every item of a footprint applied, the footprint of the result, and
+    so on, as one item; level 1 is one footprint's items, for when the oracle refuses the chain.
+    The chain stops before a level that would grow the file past the pass's bound."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (CHAIN_KERN,))
+    src = Source(CHAIN, "cuda", values.bind(lambda probe, part=CHAIN: part + probe))
+    step = REGISTRY["plain"]
+    (kernel_item,) = step.items(src, 1)
+    assert step.items(src, 1) == step.enumerate(src) and step.items(src, 2) is None
+    (item,) = step.items(src, 0)
+    chained = apply(CHAIN, item)
+    # the three levels, one after the other, as the engine would take them a test each
+    kernel = apply(CHAIN, kernel_item)
+    assert chained == plain_step(values, plain_step(values, kernel))
+    assert step.progresses(src, chained) and Source(chained, "cuda").error_count <= src.error_count
+    # no template keeps a body; each is a plain function, called under its fresh name
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 3
+    assert b"{ return x * N" not in chained and b"{ return inner<N + 1>" not in chained
+    assert b"__plain_outer(in[threadIdx.x])" in chained and b"__plain_inner(x)" in chained
+    before, after = kernels(c, CHAIN), kernels(c, chained)
+    for side in SIDES:
+        (name,) = after[side]
+        assert base_name(name) == "kern" and after[side][name] == before[side][CHAIN_KERN]
+    # nothing left to chain from the last text: no item at level 0, and none at level 1
+    done = Source(chained, "cuda", values.bind(lambda probe, part=chained: part + probe))
+    assert step.items(done, 0) == [] and step.items(done, 1) == []
+
+    class Bounded(type(step)):  # type: ignore[misc]
+        growth = 1e-9
+
+    # a bound the third level passes: the chain keeps the first two
+    two = apply(kernel, [e for i in step.enumerate(Source(kernel, "cuda", values.bind(
+        lambda probe, part=kernel: part + probe))) for e in i])
+    Bounded.growth_bytes = len(two) - len(CHAIN)
+    (item,) = Bounded().items(src, 0)
+    assert apply(CHAIN, item) == two
+    # a bound the second level passes: one level is level 1's whole chunk, not offered again
+    Bounded.growth_bytes = len(kernel) - len(CHAIN)
+    assert Bounded().items(src, 0) == []

@@ -49,9 +49,13 @@ class Pass:
         growing passes' measures, bytes) in lexicographic order, so no run cycles (notes/engine.md)."""
         if len(candidate) < len(src.text):
             return True
-        if not self.growth or len(candidate) > len(src.text) * (1 + self.growth) + self.growth_bytes:
+        if not self.growth or not self.within_growth(src.text, candidate):
             return False
         return self.progress(Source(candidate, src.language)) < self.progress(src)
+
+    def within_growth(self, text: bytes, candidate: bytes) -> bool:
+        """Whether `candidate` is at most `growth` (and `growth_bytes`) larger than `text`."""
+        return len(candidate) <= len(text) * (1 + self.growth) + self.growth_bytes
 
     def progress(self, src: Source) -> int:
         """The pass's own measure, which its items lower even when they grow the file (with

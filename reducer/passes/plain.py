@@ -32,9 +32,12 @@ adds.
 """
 from __future__ import annotations
 
+from itertools import chain
+
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item
+from ..text.edits import Edit, Item, apply
+from ..text.footprint import Footprint
 from ..text.source import Source
 from .base import Pass
 
@@ -70,27 +73,67 @@ class Plain(Pass):
                     break
         return count + sum(_member_of_class_template(n) for n in src.nodes())
 
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        """Level 0 the chain, one item (when it has two levels or more); level 1 one footprint's
+        items, which the engine takes apart when the chain is refused."""
+        if level == 0:
+            return self._chain(src)
+        return self.enumerate(src) if level == 1 else None
+
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None
-        if fp is None:
+        return [] if fp is None else _level(fp, len(src.text))
+
+    def _chain(self, src: Source) -> list[Item]:
+        """Every item of one footprint applied, the footprint of the result, and so on, up to a
+        level with no items, one whose result has more parse errors than `src` or no footprint
+        (it does not compile), or one that would grow the file past the pass's bound: an item
+        turning `src.text` into the last text, when that is two levels or more."""
+        if src.values is None:
             return []
-        end = len(src.text)
-        items: list[Item] = []
-        for p in fp.plain:
-            items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, _within(p.namespaces, p.text))))
-        # a template reached with several argument lists comes as one callee each, sharing its
-        # body: one item prints them all, or the template loses a body some caller still needs
-        by_body: dict[tuple[int, int], list[Edit]] = {}
-        for c in fp.callees:
-            by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
-                (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
-        # the classes a member's body names that are not public, opened by its item: each edit
-        # once an item; two items opening one class make the same edit, which edits.apply keeps once
-        opens: dict[tuple[int, int], set[Edit]] = {}
-        for c in fp.callees:
-            opens.setdefault(c.body, set()).update(Edit(b, e, t.encode()) for b, e, t in c.opens)
-        items.extend((*edits, *sorted(opens[body])) for body, edits in by_body.items())
-        return items
+        text, fp, levels = src.text, src.values.footprint(src.text), 0
+        while fp is not None and (items := _level(fp, len(text))):
+            after = apply(text, chain.from_iterable(items))
+            if not self.within_growth(src.text, after) or Source(after, src.language).error_count > src.error_count:
+                break
+            fp = src.values.footprint(after)
+            if fp is None:
+                break
+            text, levels = after, levels + 1
+        return [_replacing(src.text, text)] if levels >= 2 else []
+
+
+def _level(fp: Footprint, end: int) -> list[Item]:
+    """One footprint's items on its text (`end` its length): each plain kernel, and each callee
+    template with every printed form of it."""
+    items: list[Item] = []
+    for p in fp.plain:
+        items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, _within(p.namespaces, p.text))))
+    # a template reached with several argument lists comes as one callee each, sharing its
+    # body: one item prints them all, or the template loses a body some caller still needs
+    by_body: dict[tuple[int, int], list[Edit]] = {}
+    for c in fp.callees:
+        by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
+            (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
+    # the classes a member's body names that are not public, opened by its item: each edit
+    # once an item; two items opening one class make the same edit, which edits.apply keeps once
+    opens: dict[tuple[int, int], set[Edit]] = {}
+    for c in fp.callees:
+        opens.setdefault(c.body, set()).update(Edit(b, e, t.encode()) for b, e, t in c.opens)
+    items.extend((*edits, *sorted(opens[body])) for body, edits in by_body.items())
+    return items
+
+
+def _replacing(text: bytes, new: bytes) -> Item:
+    """One edit turning `text` into `new`: the middle where they differ, at least a byte of each
+    (`apply` repairs separators around a deletion; a replacement it leaves as it is)."""
+    start, shortest = 0, min(len(text), len(new))
+    while start < shortest - 1 and text[start] == new[start]:
+        start += 1
+    tail = 0
+    while tail < shortest - start - 1 and text[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return (Edit(start, len(text) - tail, new[start:len(new) - tail]),)
 
 
 def _member_of_class_template(node: Node) -> bool:

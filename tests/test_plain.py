@@ -14,6 +14,7 @@ from test_footprint import compiler, service
 from interestingness.compiler.compile import SIDES
 from interestingness.oracle.spill import base_name
 from reducer.passes import REGISTRY
+from reducer.passes.plain import Plain
 from reducer.text.edits import apply
 from reducer.text.flatten import flatten, include_dirs
 from reducer.text.source import Source
@@ -500,14 +501,20 @@ def test_two_members_opening_one_class_make_the_same_edits_which_compose(tmp_pat
         assert after[side][name] == before[side][OBJECTS_KERN]
 
 
-# three levels of the call graph: a kernel template, the function template it calls, and the
-# one that one calls
+# three levels of the call graph: a kernel template, the function templates it calls (`side`
+# printed much longer than `outer`), and the one `outer` calls
 CHAIN = b"""#include <hip/hip_runtime.h>
 namespace lib {
 template <int N> __device__ float inner(float x) { return x * N + 1.0f; }
 template <int N> __device__ float outer(float x) { return inner<N + 1>(x) * 2.0f; }
+template <int N> __device__ float side(const float* in) {
+  float acc = 0.0f;
+  for (int i = 0; i < N; ++i) { acc += in[threadIdx.x * N + i] * (i + 1.0f); acc *= 0.5f; acc -= in[i]; }
+  for (int i = 0; i < N; ++i) { acc += in[threadIdx.x + i] * (i + 2.0f); acc *= 0.25f; acc += in[N - i]; }
+  return acc;
+}
 template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
-  out[threadIdx.x] = outer<N>(in[threadIdx.x]);
+  out[threadIdx.x] = outer<N>(in[threadIdx.x]) + side<N>(in);
 }
 }
 template <class T> struct Launcher {
@@ -519,42 +526,50 @@ CHAIN_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
 
 
 def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
-    """Level 0 is the chain: every item of a footprint applied, the footprint of the result, and
-    so on, as one item; level 1 is one footprint's items, for when the oracle refuses the chain.
-    The chain stops before a level that would grow the file past the pass's bound."""
+    """Level 0 is the chain: a footprint's items applied, the footprint of the result, and so
+    on, as one item; level 1 is one footprint's items, for when the oracle refuses the chain.
+    A level keeps the items that leave the file within the pass's bound, in order."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (CHAIN_KERN,))
-    src = Source(CHAIN, "cuda", values.bind(lambda probe, part=CHAIN: part + probe))
-    step = REGISTRY["plain"]
+
+    def source(text: bytes) -> Source:
+        return Source(text, "cuda", values.bind(lambda probe, part=text: part + probe))
+
+    src, step = source(CHAIN), REGISTRY["plain"]
     (kernel_item,) = step.items(src, 1)
     assert step.items(src, 1) == step.enumerate(src) and step.items(src, 2) is None
     (item,) = step.items(src, 0)
     chained = apply(CHAIN, item)
     # the three levels, one after the other, as the engine would take them a test each
     kernel = apply(CHAIN, kernel_item)
-    assert chained == plain_step(values, plain_step(values, kernel))
+    two = plain_step(values, kernel)
+    assert chained == plain_step(values, two)
     assert step.progresses(src, chained) and Source(chained, "cuda").error_count <= src.error_count
     # no template keeps a body; each is a plain function, called under its fresh name
-    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 3
-    assert b"{ return x * N" not in chained and b"{ return inner<N + 1>" not in chained
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
+    assert b"{ return x * N" not in chained and b"{ return inner<N + 1>" not in chained and b"float acc" in chained
     assert b"__plain_outer(in[threadIdx.x])" in chained and b"__plain_inner(x)" in chained
     before, after = kernels(c, CHAIN), kernels(c, chained)
     for side in SIDES:
         (name,) = after[side]
         assert base_name(name) == "kern" and after[side][name] == before[side][CHAIN_KERN]
     # nothing left to chain from the last text: no item at level 0, and none at level 1
-    done = Source(chained, "cuda", values.bind(lambda probe, part=chained: part + probe))
+    done = source(chained)
     assert step.items(done, 0) == [] and step.items(done, 1) == []
 
-    class Bounded(type(step)):  # type: ignore[misc]
-        growth = 1e-9
+    def bounded(extra: int) -> Plain:
+        """The pass with a bound of `extra` bytes over CHAIN."""
+        return type("Bounded", (Plain,), {"growth": 1e-9, "growth_bytes": extra})()
 
     # a bound the third level passes: the chain keeps the first two
-    two = apply(kernel, [e for i in step.enumerate(Source(kernel, "cuda", values.bind(
-        lambda probe, part=kernel: part + probe))) for e in i])
-    Bounded.growth_bytes = len(two) - len(CHAIN)
-    (item,) = Bounded().items(src, 0)
+    (item,) = bounded(len(two) - len(CHAIN)).items(src, 0)
     assert apply(CHAIN, item) == two
-    # a bound the second level passes: one level is level 1's whole chunk, not offered again
-    Bounded.growth_bytes = len(kernel) - len(CHAIN)
-    assert Bounded().items(src, 0) == []
+    # a bound that `outer` fits in and `side` does not: the second level keeps `outer`, and
+    # `inner`, the third level's, does not fit either
+    (outer,) = (i for i in step.enumerate(source(kernel)) if any(b"__plain_outer" in e.replacement for e in i))
+    with_outer = apply(kernel, outer)
+    (item,) = bounded(len(with_outer) - len(CHAIN)).items(src, 0)
+    assert apply(CHAIN, item) == with_outer and b"__plain_side" not in with_outer
+    assert b"float side(const float* in) {" in with_outer and b"float inner(float x) { return" in with_outer
+    # a bound only the first level fits: one level is level 1's whole chunk, not offered again
+    assert bounded(len(kernel) - len(CHAIN)).items(src, 0) == []

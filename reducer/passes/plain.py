@@ -22,8 +22,15 @@ through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`. A fr
 loses the class's private access: the item also makes public the members of each class its body
 names that are not (`private:` / `protected:` -> `public:`, a `class`'s default access too), when
 the file spells that class; access decides no code, and the candidate is tested anyway. Two items
-opening one class make the same edits, which `apply` keeps once when they compose. One level a
-footprint: the printed callee is plain code that the next footprint follows.
+opening one class make the same edits, which `apply` keeps once when they compose.
+
+A footprint gives one level of the call graph: the printed callee is plain code that the next
+footprint follows. Level 0 is the chain, one item: a footprint's items applied, the footprint of
+the result, its items, and so on, each level keeping the items that leave the file within the
+pass's growth bound and its parse errors (what the engine would test); one test for what took a
+test a level. A level's edits are on that level's text and cannot be mixed with other items:
+the chain is one edit, from the file to its last text. Level 1 is one footprint's items, which
+the engine takes apart as before when the oracle refuses the chain.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body and the
@@ -85,22 +92,27 @@ class Plain(Pass):
         return [] if fp is None else _level(fp, len(src.text))
 
     def _chain(self, src: Source) -> list[Item]:
-        """Every item of one footprint applied, the footprint of the result, and so on, up to a
-        level with no items, one whose result has more parse errors than `src` or no footprint
-        (it does not compile), or one that would grow the file past the pass's bound: an item
-        turning `src.text` into the last text, when that is two levels or more."""
+        """One footprint's items applied, then the footprint of the result, and so on: an item
+        turning `src.text` into the last text, unless that is level 1's whole chunk (or nothing).
+        A level's items are taken in order, each kept when the text stays within the pass's
+        growth bound (from `src.text`, as `progresses` measures it) and has no more parse errors
+        than `src` (what the engine tests); the chain ends at a level that keeps none, or whose
+        result has no footprint (it does not compile)."""
         if src.values is None:
             return []
-        text, fp, levels = src.text, src.values.footprint(src.text), 0
+        text, fp, levels, whole = src.text, src.values.footprint(src.text), 0, False
         while fp is not None and (items := _level(fp, len(text))):
-            after = apply(text, chain.from_iterable(items))
-            if not self.within_growth(src.text, after) or Source(after, src.language).error_count > src.error_count:
+            kept: list[Item] = []
+            after = text
+            for item in items:
+                candidate = apply(text, chain.from_iterable((*kept, item)))
+                if self.within_growth(src.text, candidate) and \
+                        Source(candidate, src.language).error_count <= src.error_count:
+                    kept, after = [*kept, item], candidate
+            if not kept or (fp := src.values.footprint(after)) is None:
                 break
-            fp = src.values.footprint(after)
-            if fp is None:
-                break
-            text, levels = after, levels + 1
-        return [_replacing(src.text, text)] if levels >= 2 else []
+            text, levels, whole = after, levels + 1, len(kept) == len(items)
+        return [] if levels == 0 or levels == 1 and whole else [_replacing(src.text, text)]
 
 
 def _level(fp: Footprint, end: int) -> list[Item]:

@@ -558,18 +558,26 @@ def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
     assert step.items(done, 0) == [] and step.items(done, 1) == []
 
     def bounded(extra: int) -> Plain:
-        """The pass with a bound of `extra` bytes over CHAIN."""
+        """The pass with a bound of `extra` bytes a step."""
         return type("Bounded", (Plain,), {"growth": 1e-9, "growth_bytes": extra})()
 
-    # a bound the third level passes: the chain keeps the first two
-    (item,) = bounded(len(two) - len(CHAIN)).items(src, 0)
-    assert apply(CHAIN, item) == two
-    # a bound that `outer` fits in and `side` does not: the second level keeps `outer`, and
-    # `inner`, the third level's, does not fit either
+    # the second level is the largest (`outer` and `side`): a bound it passes takes the chain whole
+    largest = max(len(kernel) - len(CHAIN), len(two) - len(kernel), len(chained) - len(two))
+    assert largest == len(two) - len(kernel)
+    (item,) = bounded(largest).items(src, 0)
+    assert apply(CHAIN, item) == chained and bounded(largest).progresses(src, chained)
+    # one step's bound over CHAIN would refuse it: the chain is as many steps as templates made plain
+    assert not bounded(largest).within_growth(CHAIN, chained)
+    # a bound the kernel's level and `outer` fit in and `side` does not: the second level keeps
+    # `outer`, the third `inner`, and `side` never fits
     (outer,) = (i for i in step.enumerate(source(kernel)) if any(b"__plain_outer" in e.replacement for e in i))
     with_outer = apply(kernel, outer)
-    (item,) = bounded(len(with_outer) - len(CHAIN)).items(src, 0)
-    assert apply(CHAIN, item) == with_outer and b"__plain_side" not in with_outer
-    assert b"float side(const float* in) {" in with_outer and b"float inner(float x) { return" in with_outer
-    # a bound only the first level fits: one level is level 1's whole chunk, not offered again
-    assert bounded(len(kernel) - len(CHAIN)).items(src, 0) == []
+    assert len(with_outer) - len(kernel) <= len(kernel) - len(CHAIN) < len(two) - len(kernel)
+    (item,) = bounded(len(kernel) - len(CHAIN)).items(src, 0)
+    partial = apply(CHAIN, item)
+    (inner,) = (i for i in step.enumerate(source(with_outer)) if any(b"__plain_inner" in e.replacement for e in i))
+    assert partial == apply(with_outer, inner) and b"__plain_side" not in partial
+    assert b"float side(const float* in) {" in partial and b"__plain_inner(x)" in partial
+    assert bounded(len(kernel) - len(CHAIN)).progresses(src, partial)
+    # a bound the kernel's level does not fit in: no chain
+    assert bounded(len(kernel) - len(CHAIN) - 1).items(src, 0) == []

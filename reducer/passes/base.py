@@ -53,9 +53,13 @@ class Pass:
             return False
         return self.progress(Source(candidate, src.language)) < self.progress(src)
 
-    def within_growth(self, text: bytes, candidate: bytes) -> bool:
-        """Whether `candidate` is at most `growth` (and `growth_bytes`) larger than `text`."""
-        return len(candidate) <= len(text) * (1 + self.growth) + self.growth_bytes
+    def within_growth(self, text: bytes, candidate: bytes, steps: int = 1) -> bool:
+        """Whether `candidate` is no larger than `steps` steps could make `text`, each at most
+        `growth` (and `growth_bytes`) larger than the text before it."""
+        bound = float(len(text))
+        for _ in range(steps):
+            bound = bound * (1 + self.growth) + self.growth_bytes
+        return len(candidate) <= bound
 
     def progress(self, src: Source) -> int:
         """The pass's own measure, which its items lower even when they grow the file (with

@@ -26,11 +26,13 @@ opening one class make the same edits, which `apply` keeps once when they compos
 
 A footprint gives one level of the call graph: the printed callee is plain code that the next
 footprint follows. Level 0 is the chain, one item: a footprint's items applied, the footprint of
-the result, its items, and so on, each level keeping the items that leave the file within the
-pass's growth bound and its parse errors (what the engine would test); one test for what took a
-test a level. A level's edits are on that level's text and cannot be mixed with other items:
-the chain is one edit, from the file to its last text. Level 1 is one footprint's items, which
-the engine takes apart as before when the oracle refuses the chain.
+the result, its items, and so on, each level keeping the items that leave the file within one
+step's growth bound from the level before and its parse errors (what the engine would test); one
+test for what took a test a level. The chain may grow the file as much as its levels could have,
+one step each: the bound of as many steps as templates it makes plain (`progresses`). A level's
+edits are on that level's text and cannot be mixed with other items: the chain is one edit, from
+the file to its last text. Level 1 is one footprint's items, which the engine takes apart as
+before when the oracle refuses the chain.
 
 The printed text is a proposal, tested like any other item. The item may grow the file (a
 printed body spells its types in full): its measure is the templates defined with a body and the
@@ -80,6 +82,15 @@ class Plain(Pass):
                     break
         return count + sum(_member_of_class_template(n) for n in src.nodes())
 
+    def progresses(self, src: Source, candidate: bytes) -> bool:
+        """Smaller, or no larger than as many steps of the pass as the templates it makes plain
+        could make the file: the chain is one candidate for several levels, each of which was
+        within the bound of one step from the level before."""
+        if len(candidate) < len(src.text):
+            return True
+        lowered = self.progress(src) - self.progress(Source(candidate, src.language))
+        return lowered > 0 and self.within_growth(src.text, candidate, lowered)
+
     def items(self, src: Source, level: int) -> list[Item] | None:
         """Level 0 the chain, one item (when it has two levels or more); level 1 one footprint's
         items, which the engine takes apart when the chain is refused."""
@@ -94,10 +105,11 @@ class Plain(Pass):
     def _chain(self, src: Source) -> list[Item]:
         """One footprint's items applied, then the footprint of the result, and so on: an item
         turning `src.text` into the last text, unless that is level 1's whole chunk (or nothing).
-        A level's items are taken in order, each kept when the text stays within the pass's
-        growth bound (from `src.text`, as `progresses` measures it) and has no more parse errors
-        than `src` (what the engine tests); the chain ends at a level that keeps none, or whose
-        result has no footprint (it does not compile)."""
+        A level's items are taken in order, each kept when the text stays within one step's
+        growth bound from the level's own start (what the engine would have let the level grow
+        as a step of its own) and has no more parse errors than `src` (what the engine tests);
+        the chain ends at a level that keeps none, or whose result has no footprint (it does not
+        compile)."""
         if src.values is None:
             return []
         text, fp, levels, whole = src.text, src.values.footprint(src.text), 0, False
@@ -106,7 +118,7 @@ class Plain(Pass):
             after = text
             for item in items:
                 candidate = apply(text, chain.from_iterable((*kept, item)))
-                if self.within_growth(src.text, candidate) and \
+                if self.within_growth(text, candidate) and \
                         Source(candidate, src.language).error_count <= src.error_count:
                     kept, after = [*kept, item], candidate
             if not kept or (fp := src.values.footprint(after)) is None:

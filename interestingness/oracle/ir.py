@@ -328,7 +328,8 @@ class IrOracle(NoConfirmation):
             if table is None:
                 return verdict(False, f"kernel {self.target} missing ({side})")
             if side == LLC and self.needs_loop and not table.get("loop_spill_ops"):
-                return verdict(False, f"loop guard: {self.target} has no spill code in a loop (the original spills inside one)")
+                return verdict(False, f"loop guard: {self.target} has no spill code in a loop "
+                                      "(the original spills inside one)")
         if predicate.evaluate(tables[LLC], tables[ALT]) is True:
             if self.undef_limit is not None and (n := undef_operands(text or self._text(content))) > self.undef_limit:
                 return verdict(False, f"undef guard: {n} loads, stores or MFMAs take an undef or poison operand "

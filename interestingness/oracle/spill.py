@@ -539,7 +539,8 @@ class SpillOracle:
                 if t not in table:
                     return verdict(False, f"kernel {t} missing ({side})")
                 if side == first and t in self.loop_targets and not table[t].get("loop_spill_ops"):
-                    return verdict(False, f"loop guard: {t} has no spill code in a loop (the original spills inside one)")
+                    return verdict(False, f"loop guard: {t} has no spill code in a loop "
+                                          "(the original spills inside one)")
         results = {t: self._predicates[t].evaluate(lto[t], _kernel(tables[second], t)) for t in self.targets}
         # name a definitely-false target over one left unknown by the skipped no-LTO side
         failing = [t for t, r in results.items() if r is False] or [t for t, r in results.items() if r is None]

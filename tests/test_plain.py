@@ -581,3 +581,47 @@ def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
     assert bounded(len(kernel) - len(CHAIN)).progresses(src, partial)
     # a bound the kernel's level does not fit in: no chain
     assert bounded(len(kernel) - len(CHAIN) - 1).items(src, 0) == []
+
+
+# composable_kernel's transfers: a class template instantiated with a `const` type argument (from
+# a `decltype` of a constexpr object), whose member template builds an object of it, `L{}` and
+# `L()`: `const Len<4>{}` is no expression
+CONSTARG = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int N> struct Len { __device__ constexpr int value() const { return N; } };
+template <class L> struct Copy {
+  template <int S> __device__ float run(const float* in) const { return in[threadIdx.x + L{}.value() * S + L().value()]; }
+};
+template <class T> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  constexpr Len<4> len{};
+  Copy<decltype(len)> c;
+  out[threadIdx.x] = c.template run<2>(in);
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+CONSTARG_KERN = "_ZN3lib4kernIfEEvPT_PKS1_"
+
+
+def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_whole_type(tmp_path):
+    """`L{}` with `L` a `const Len<4>`: printed through an alias of the qualified type (`using
+    __plain_t2 = const __plain_t1;`, the same type), which compiles and gives the template's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (CONSTARG_KERN,))
+    kernel = plain_step(values, CONSTARG)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (run,) = fp.callees
+    whole = re.search(r"using (__plain_t\d+) = const (__plain_t\d+);", run.text)
+    assert whole and f"{whole[1]}{{}}.value()" in run.text and f"{whole[1]}().value()" in run.text
+    assert f"using {whole[2]} = lib::Len<4>;" in run.text and "const __plain_t" not in run.text.split("{", 1)[1]
+    callee = plain_step(values, kernel)
+    assert b"__plain_run(c, in)" in callee
+    before, after = kernels(c, CONSTARG), kernels(c, callee)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][CONSTARG_KERN]

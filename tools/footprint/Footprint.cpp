@@ -1350,6 +1350,21 @@ public:
     Declarations += "using " + Name + " = " + Definition + ";\n";
     return Name;
   }
+  // `Spelled` (a type as `spell` or `printType` wrote it) as one name, for a functional cast
+  // (`T{}`, `T(x)`), where `const X` does not parse (CK's `SliceLengths{}`, its argument a
+  // `const Sequence<1, 4, 8>`): a qualified, pointer or reference type gets an alias of its own,
+  // `using __plain_t9 = const __plain_t8;`, the same type.
+  std::string named(const std::string &Spelled) {
+    StringRef S(Spelled);
+    if (!S.starts_with("const ") && !S.ends_with("*") && !S.ends_with("&"))
+      return Spelled;
+    auto [It, New] = Whole.insert({Spelled, ""});
+    if (New) {
+      It->second = "__plain_t" + std::to_string(Next++);
+      Declarations += "using " + It->second + " = " + Spelled + ";\n";
+    }
+    return It->second;
+  }
   std::string Declarations;
 
 private:
@@ -1466,6 +1481,7 @@ private:
   PrintingPolicy Policy;
   unsigned &Next;
   std::map<std::string, std::string> ByText;
+  std::map<std::string, std::string> Whole;  // `named`'s aliases, by the spelling they stand for
 };
 
 // A type as a plain definition writes it: a class template's specialization through its alias.
@@ -1588,7 +1604,7 @@ private:
     return A.getKind() != TemplateArgument::Type || nameable(A.getAsType().getCanonicalType());
   }
   // The expressions whose text starts with, or holds, a type: each as the statement printer
-  // writes it, the type respelled.
+  // writes it, the type respelled (as one name where a functional cast needs one).
   bool typed(Expr *E, raw_ostream &OS) {
     auto Arguments = [&](auto Range, const char *Open, const char *Close) {
       OS << Open;
@@ -1606,7 +1622,7 @@ private:
       auto T = respelled(C->getTypeSourceInfo()->getType());
       if (!T)
         return false;
-      OS << *T;
+      OS << Names.named(*T);
       if (C->isStdInitListInitialization())
         Arguments(C->arguments(), "", "");
       else if (C->isListInitialization())
@@ -1620,7 +1636,7 @@ private:
       if (!T)
         return false;
       bool List = C->isListInitialization();  // the braces are the initialiser's own
-      OS << *T << (List ? "" : "(");
+      OS << Names.named(*T) << (List ? "" : "(");
       C->getSubExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
       OS << (List ? "" : ")");
       return true;
@@ -1629,7 +1645,7 @@ private:
       auto T = respelled(C->getTypeAsWritten());
       if (!T)
         return false;
-      OS << *T;
+      OS << Names.named(*T);
       bool List = C->isListInitialization();
       Arguments(C->arguments(), List ? "" : "(", List ? "" : ")");
       return true;
@@ -1638,7 +1654,7 @@ private:
       auto T = C->getTypeSourceInfo() ? respelled(C->getTypeSourceInfo()->getType()) : std::nullopt;
       if (!T)
         return false;
-      OS << *T << "()";
+      OS << Names.named(*T) << "()";
       return true;
     }
     if (auto *C = dyn_cast<CStyleCastExpr>(E)) {

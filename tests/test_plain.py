@@ -625,3 +625,50 @@ def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_who
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][CONSTARG_KERN]
+
+
+# composable_kernel's mfma `run`: a member template taking references to vectors (`const
+# half4_t &a`), which clang prints `_Float16 const &a __attribute__((ext_vector_type(4)))`, a
+# reference to a scalar
+VECTORS = b"""#include <hip/hip_runtime.h>
+typedef float vf4 __attribute__((ext_vector_type(4)));
+namespace lib {
+template <int N> struct Mfma {
+  template <class V> __device__ vf4 run(const V& a, V* b, const V c) const { return a * b[0] + c * N; }
+};
+template <class T> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  Mfma<2> m;
+  vf4 x = {in[0], in[1], in[2], in[3]}, y = x * 2.0f;
+  vf4 r = m.template run<vf4>(x, &y, x);
+  out[threadIdx.x] = r.x + r.y * r.z - r.w;
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+VECTORS_KERN = "_ZN3lib4kernIfEEvPT_PKS1_"
+
+
+def test_a_vector_parameter_is_spelled_through_a_typedef_of_its_vector(tmp_path):
+    """A reference, a pointer and a value of an `ext_vector_type` as parameters and return type:
+    the vector through a typedef (`typedef float __plain_t2 __attribute__((ext_vector_type(4)));`,
+    which tree-sitter parses where it does not parse the attribute in `using`), so that `const
+    __plain_t2 &a` is a reference to the vector; it compiles and gives the template's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (VECTORS_KERN,))
+    kernel = plain_step(values, VECTORS)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (run,) = fp.callees
+    vectors = re.findall(r"typedef float (__plain_t\d+) __attribute__\(\(ext_vector_type\(4\)\)\);", run.text)
+    returned = re.search(r"(__plain_t\d+) __plain_run\(", run.text)
+    parameter = re.search(r"const (__plain_t\d+) &a, \1 \*b, const \1 c\)", run.text)
+    assert returned and parameter and {returned[1], parameter[1]} <= set(vectors)
+    callee = plain_step(values, kernel)
+    before, after = kernels(c, VECTORS), kernels(c, callee)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][VECTORS_KERN]

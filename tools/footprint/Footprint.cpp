@@ -1320,15 +1320,24 @@ static bool memberOfSpecialization(QualType T) {
   return DC && (isa<ClassTemplateSpecializationDecl>(DC) || (DC->isRecord() && DC->isDependentContext()));
 }
 
+// Whether `T`, or what it points or refers to, is an `ext_vector_type`: clang prints a reference
+// to one with the attribute after the declarator's name (`_Float16 const &a
+// __attribute__((ext_vector_type(4)))`, CK's mfma `run`), which is a reference to a scalar.
+static bool vectorWithin(QualType T) {
+  while (T->isPointerType() || T->isReferenceType())
+    T = T->getPointeeType();
+  return isa<ExtVectorType>(T.getCanonicalType());
+}
+
 class TypeNames {
 public:
   // `Next`: the number of the next alias, shared by the definitions of one run and above any
   // the file already has, so that two of them never declare one name
   TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next) : Ctx(Ctx), Policy(P), Next(Next) {}
-  // `T` as printed, or its alias when it is a template's specialization
+  // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
-    if (S.find('<') == std::string::npos && !memberOfSpecialization(T))
+    if (S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T))
       return S;
     auto It = ByText.find(S);
     if (It != ByText.end())
@@ -1342,6 +1351,14 @@ public:
     if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
       if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(TT->getDecl()->getDeclContext()))
         return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + TT->getDecl()->getName().str();
+    // a vector as a typedef: tree-sitter does not parse the attribute in an alias declaration
+    if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
+      std::string Name = "__plain_t" + std::to_string(Next++);
+      ByText[S] = Name;
+      Declarations += "typedef " + spell(V->getElementType()) + " " + Name + " __attribute__((ext_vector_type(" +
+                      std::to_string(V->getNumElements()) + ")));\n";
+      return Name;
+    }
     if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
       return spell(C);
     std::string Definition = Decomposed.value_or(S);
@@ -1484,11 +1501,11 @@ private:
   std::map<std::string, std::string> Whole;  // `named`'s aliases, by the spelling they stand for
 };
 
-// A type as a plain definition writes it: a class template's specialization through its alias.
+// A type as a plain definition writes it: a class template's specialization, or a vector, through its alias.
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();
-  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare)) &&
+  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare) || vectorWithin(Bare)) &&
       (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst())) {
     std::string Spelled = Names.spell(Bare);
     bool Space = !Name.empty() && !StringRef(Spelled).ends_with("&") && !StringRef(Spelled).ends_with("*");

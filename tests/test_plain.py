@@ -672,3 +672,58 @@ def test_a_vector_parameter_is_spelled_through_a_typedef_of_its_vector(tmp_path)
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][VECTORS_KERN]
+
+
+# composable_kernel's copies' `RunRead`: a generic lambda declaring a constexpr local and a local
+# alias whose type names it (`using src_elem_op_vec_t = typename vector_type<SrcData,
+# elem_op_vec_len>::type;`); hoisted to an alias at namespace scope, it names nothing
+LOCALS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int N> struct Num { static constexpr int value = N; };
+template <int N> struct Vec { using type = float; static constexpr int n = N; };
+template <class F> __device__ void each(F f) { f(Num<1>{}); f(Num<2>{}); }
+template <class T> struct Copy {
+  T scale;
+  template <int S> __device__ T run(const T* in) const {
+    T acc = 0;
+    each([&](auto i) {
+      constexpr int len = i.value + S;
+      using V = typename Vec<len>::type;
+      using W = decltype(i);
+      acc += V(in[len]) * Vec<len>::n * scale + W::value;
+    });
+    return acc;
+  }
+};
+template <class T> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  Copy<T> c{T(3)};
+  out[threadIdx.x] = c.template run<2>(in);
+}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::kern<T><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+LOCALS_KERN = "_ZN3lib4kernIfEEvPT_PKS1_"
+
+
+def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
+    """A generic lambda's local aliases whose types name its locals (`Vec<len>`, `decltype(i)`)
+    are printed where they stand, not as aliases at namespace scope; the candidate compiles
+    and gives the template's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (LOCALS_KERN,))
+    kernel = plain_step(values, LOCALS)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (run,) = fp.callees
+    head = run.text.split("__plain_run(")[0]
+    assert "len" not in head and "decltype" not in head
+    assert re.search(r"using V = (typename )?lib::Vec<len>::type;", run.text) and "using W = decltype(i);" in run.text
+    callee = plain_step(values, kernel)
+    before, after = kernels(c, LOCALS), kernels(c, callee)
+    for side in SIDES:
+        (name,) = after[side]
+        # the same code as the template's instantiation: every figure
+        assert base_name(name) == "kern" and after[side][name] == before[side][LOCALS_KERN]

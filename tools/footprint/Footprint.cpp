@@ -1329,15 +1329,35 @@ static bool vectorWithin(QualType T) {
   return isa<ExtVectorType>(T.getCanonicalType());
 }
 
+// Whether type `T` names a function's local or parameter (`vector_type<SrcData, elem_op_vec_len>`,
+// `decltype(i)` in a generic lambda: CK's copies' local aliases): an alias of it at namespace
+// scope would name nothing.
+class NamesLocal : public RecursiveASTVisitor<NamesLocal> {
+public:
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    auto *V = dyn_cast<VarDecl>(E->getDecl());
+    Found |= V && V->isLocalVarDeclOrParm();
+    return !Found;
+  }
+  bool Found = false;
+};
+
+static bool namesLocal(QualType T) {
+  NamesLocal Check;
+  Check.TraverseType(T);
+  return Check.Found;
+}
+
 class TypeNames {
 public:
   // `Next`: the number of the next alias, shared by the definitions of one run and above any
   // the file already has, so that two of them never declare one name
   TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next) : Ctx(Ctx), Policy(P), Next(Next) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
+  // (and names no local: then as printed, where it stands)
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
-    if (S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T))
+    if ((S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T)) || namesLocal(T))
       return S;
     auto It = ByText.find(S);
     if (It != ByText.end())

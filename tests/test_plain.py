@@ -676,7 +676,9 @@ def test_a_vector_parameter_is_spelled_through_a_typedef_of_its_vector(tmp_path)
 
 # composable_kernel's copies' `RunRead`: a generic lambda declaring a constexpr local and a local
 # alias whose type names it (`using src_elem_op_vec_t = typename vector_type<SrcData,
-# elem_op_vec_len>::type;`); hoisted to an alias at namespace scope, it names nothing
+# elem_op_vec_len>::type;`); hoisted to an alias at namespace scope, it names nothing. A type that
+# depends on nothing and names a local and a member of the class (`Vec<width + k>`) is an alias of
+# its value, as before (as written, `width` means nothing in a free function)
 LOCALS = b"""#include <hip/hip_runtime.h>
 namespace lib {
 template <int N> struct Num { static constexpr int value = N; };
@@ -684,8 +686,11 @@ template <int N> struct Vec { using type = float; static constexpr int n = N; };
 template <class F> __device__ void each(F f) { f(Num<1>{}); f(Num<2>{}); }
 template <class T> struct Copy {
   T scale;
+  static constexpr int width = 4;
   template <int S> __device__ T run(const T* in) const {
-    T acc = 0;
+    constexpr int k = S + 1;
+    Vec<width + k> v;
+    T acc = v.n;
     each([&](auto i) {
       constexpr int len = i.value + S;
       using V = typename Vec<len>::type;
@@ -710,8 +715,8 @@ LOCALS_KERN = "_ZN3lib4kernIfEEvPT_PKS1_"
 
 def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
     """A generic lambda's local aliases whose types name its locals (`Vec<len>`, `decltype(i)`)
-    are printed where they stand, not as aliases at namespace scope; the candidate compiles
-    and gives the template's code."""
+    are printed where they stand, not as aliases at namespace scope; `Vec<width + k>` through
+    the alias of `Vec<7>`; the candidate compiles and gives the template's code."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (LOCALS_KERN,))
     kernel = plain_step(values, LOCALS)
@@ -721,6 +726,7 @@ def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
     head = run.text.split("__plain_run(")[0]
     assert "len" not in head and "decltype" not in head
     assert re.search(r"using V = (typename )?lib::Vec<len>::type;", run.text) and "using W = decltype(i);" in run.text
+    assert re.search(r"using (__plain_t\d+) = lib::Vec<7>;", run.text) and "width" not in run.text
     callee = plain_step(values, kernel)
     before, after = kernels(c, LOCALS), kernels(c, callee)
     for side in SIDES:

@@ -1329,9 +1329,10 @@ static bool vectorWithin(QualType T) {
   return isa<ExtVectorType>(T.getCanonicalType());
 }
 
-// Whether type `T` names a function's local or parameter (`vector_type<SrcData, elem_op_vec_len>`,
-// `decltype(i)` in a generic lambda: CK's copies' local aliases): an alias of it at namespace
-// scope would name nothing.
+// Whether dependent type `T` names a function's local or parameter (`vector_type<SrcData,
+// elem_op_vec_len>`, `decltype(i)` in a generic lambda: CK's copies' local aliases): an alias of
+// it at namespace scope would name nothing. One that depends on nothing is aliased with its
+// arguments' values (`Sequence<AK0PerBlock, 256, AK1>`, a local `AK1`: `Sequence<4, 256, 8>`).
 class NamesLocal : public RecursiveASTVisitor<NamesLocal> {
 public:
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -1343,6 +1344,8 @@ public:
 };
 
 static bool namesLocal(QualType T) {
+  if (!T->isInstantiationDependentType())
+    return false;
   NamesLocal Check;
   Check.TraverseType(T);
   return Check.Found;
@@ -1354,7 +1357,7 @@ public:
   // the file already has, so that two of them never declare one name
   TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next) : Ctx(Ctx), Policy(P), Next(Next) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
-  // (and names no local: then as printed, where it stands)
+  // (unless it is dependent and names a local: then as printed, where it stands)
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
     if ((S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T)) || namesLocal(T))

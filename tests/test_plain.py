@@ -585,12 +585,19 @@ def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
 
 # composable_kernel's transfers: a class template instantiated with a `const` type argument (from
 # a `decltype` of a constexpr object), whose member template builds an object of it, `L{}` and
-# `L()`: `const Len<4>{}` is no expression
+# `L()`, and names its member, `L::size`, in a `static_assert` too: `const Len<4>{}` is no
+# expression, nor `const Len<4>::size`
 CONSTARG = b"""#include <hip/hip_runtime.h>
 namespace lib {
-template <int N> struct Len { __device__ constexpr int value() const { return N; } };
+template <int N> struct Len {
+  static constexpr int size = N;
+  __device__ constexpr int value() const { return N; }
+};
 template <class L> struct Copy {
-  template <int S> __device__ float run(const float* in) const { return in[threadIdx.x + L{}.value() * S + L().value()]; }
+  template <int S> __device__ float run(const float* in) const {
+    static_assert(L::size % 2 == 0, "an even length");
+    return in[threadIdx.x + L{}.value() * S + L().value() + L::size];
+  }
 };
 template <class T> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
   constexpr Len<4> len{};
@@ -608,7 +615,8 @@ CONSTARG_KERN = "_ZN3lib4kernIfEEvPT_PKS1_"
 
 def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_whole_type(tmp_path):
     """`L{}` with `L` a `const Len<4>`: printed through an alias of the qualified type (`using
-    __plain_t2 = const __plain_t1;`, the same type), which compiles and gives the template's code."""
+    __plain_t2 = const __plain_t1;`, the same type); `L::size` through the unqualified type's alias,
+    in the `static_assert` too; it compiles and gives the template's code."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (CONSTARG_KERN,))
     kernel = plain_step(values, CONSTARG)
@@ -618,6 +626,7 @@ def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_who
     whole = re.search(r"using (__plain_t\d+) = const (__plain_t\d+);", run.text)
     assert whole and f"{whole[1]}{{}}.value()" in run.text and f"{whole[1]}().value()" in run.text
     assert f"using {whole[2]} = lib::Len<4>;" in run.text and "const __plain_t" not in run.text.split("{", 1)[1]
+    assert f"static_assert({whole[2]}::size % 2 == 0, " in run.text and f" + {whole[2]}::size]" in run.text
     callee = plain_step(values, kernel)
     assert b"__plain_run(c, in)" in callee
     before, after = kernels(c, CONSTARG), kernels(c, callee)

@@ -1720,6 +1720,18 @@ private:
   // A local variable: the declaration printer knows no helper, so its initialiser is printed
   // again with this one, in its place.
   bool declaration(DeclStmt *DS, raw_ostream &OS) {
+    // a `static_assert` too: printed without the helper, its names qualified by a type argument
+    // are clang's (`const ck::Sequence<1, 4, 8>::At(2)`, CK's copies' `SliceLengths::At`)
+    if (auto *SA = dyn_cast<StaticAssertDecl>(DS->getSingleDecl())) {
+      OS << "static_assert(";
+      SA->getAssertExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      if (Expr *M = SA->getMessage()) {
+        OS << ", ";
+        M->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      }
+      OS << ");\n";
+      return true;
+    }
     if (auto *TD = dyn_cast<TypedefNameDecl>(DS->getSingleDecl())) {
       OS << "using " << TD->getName() << " = " << Names.spell(TD->getUnderlyingType()) << ";\n";
       return true;
@@ -1831,8 +1843,12 @@ private:
       return false;
     // in a static member's body, a qualifier may be a member type of its class
     // (`ThisThreadBlock::GetThreadId()`): through what it names
+    // a qualifier's `const` (a `const Seq` type argument's `L::At(2)`) means nothing, and
+    // `const X::At` does not parse
     if (ByType)
-      OS << Names.spell(Within ? Q.getAsType()->getCanonicalTypeInternal() : QualType(Q.getAsType(), 0)) << "::";
+      OS << Names.spell((Within ? Q.getAsType()->getCanonicalTypeInternal() : QualType(Q.getAsType(), 0))
+                            .getUnqualifiedType())
+         << "::";
     else if (Member)
       OS << Names.spell(Ctx.getCanonicalTagType(Member)) << "::";
     else if (Q)

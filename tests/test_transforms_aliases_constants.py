@@ -4,6 +4,7 @@ from conftest import needs_clang22
 from transforms import PRELUDE, fixpoint, mfma_counts
 
 from reducer.passes import REGISTRY
+from reducer.text.edits import apply
 from reducer.text.source import Source
 
 KERNEL = PRELUDE + b"""
@@ -25,7 +26,7 @@ __global__ void other(int* p) { using S = int; S x = 1; p[0] = x; }
 
 
 def test_alias_inlining_names_the_type_at_every_use():
-    text, steps = fixpoint("aliases", KERNEL)
+    text, steps = fixpoint("aliases", KERNEL, level=1)
     body = text[len(PRELUDE):]
     assert b"using S" not in body and b"typedef" not in body and b"using Mma" not in body, body.decode()
     assert b"  f32x4_t acc = {};" in body and b"Shape::kTileK / 4" in body and b"lane + MfmaShape::k]" in body
@@ -48,5 +49,37 @@ def test_a_constant_whose_value_is_unknown_stays():
 
 @needs_clang22
 def test_aliases_and_constants_keep_the_kernel_mfma_count():
-    text, _ = fixpoint("constants", fixpoint("aliases", KERNEL)[0])
+    text, _ = fixpoint("constants", fixpoint("aliases", KERNEL, level=1)[0])
     assert mfma_counts(text) == mfma_counts(KERNEL) == [0, 4]
+
+
+MERGE = PRELUDE + b"""
+namespace lib {
+template <int N> struct Vec { float v[N]; };
+using __plain_t0 = Vec<4>;
+__device__ float first(__plain_t0 a) { return a.v[0]; }
+}
+namespace lib {
+using __plain_t1 = Vec<4>;
+__device__ float second(__plain_t1 a) { return a.v[1]; }
+}
+namespace other { using __plain_t2 = lib::Vec<4>; }
+__global__ void kern(float* out, const float* in) {
+  lib::__plain_t1 x{};
+  x.v[0] = in[threadIdx.x];
+  out[threadIdx.x] = lib::first(x) + lib::second(x) + (float)sizeof(other::__plain_t2);
+}
+"""
+
+
+@needs_clang22
+def test_aliases_of_one_type_in_one_namespace_merge_into_the_first():
+    """Level 0: a later alias spelled as an earlier one in the same namespaces goes and its uses
+    take the earlier name, qualifier kept; one in another namespace stays."""
+    items = REGISTRY["aliases"].items(Source(MERGE, "cuda"), 0)
+    assert items is not None and len(items) == 1
+    merged = apply(MERGE, items[0])
+    assert b"__plain_t1" not in merged and b"lib::__plain_t0 x{};" in merged
+    assert b"second(__plain_t0 a)" in merged and b"using __plain_t2 = lib::Vec<4>;" in merged
+    assert len(merged) < len(MERGE) and mfma_counts(merged) == [0]  # it builds
+    assert REGISTRY["aliases"].items(Source(merged, "cuda"), 0) == []

@@ -273,5 +273,5 @@ def test_alias_templates_and_namespaces_in_arguments():
 def test_a_qualified_use_of_an_alias_loses_its_global_qualifier():
     """`W<::m::bf16_t>` (qualified by `instantiate`) must not become `W<::__bf16>`."""
     text = b"namespace m { using bf16_t = __bf16; }\nnamespace m::c { template <typename T> struct W {}; W<::m::bf16_t> w; }\n"
-    items = REGISTRY["aliases"].items(Source(text, "cpp"), 0)
+    items = REGISTRY["aliases"].items(Source(text, "cpp"), 1)
     assert [apply(text, i) for i in items] == [b"namespace m {  }\nnamespace m::c { template <typename T> struct W {}; W<__bf16> w; }\n"]

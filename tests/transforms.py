@@ -19,15 +19,15 @@ using f32x4_t = __attribute__((ext_vector_type(4))) float;
 """
 
 
-def fixpoint(pass_name: str, text: bytes, values=None) -> tuple[bytes, int]:
-    """Apply the first item the engine would accept (`Pass.progresses`), until there is none;
-    the result and the number of items applied. No step may add a parse error. With `values` (a
-    reducer.values.ClangValues), the pass asks the compiler for constant values."""
+def fixpoint(pass_name: str, text: bytes, values=None, level: int = 0) -> tuple[bytes, int]:
+    """Apply the first item of `level` the engine would accept (`Pass.progresses`), until there is
+    none; the result and the number of items applied. No step may add a parse error. With `values`
+    (a reducer.values.ClangValues), the pass asks the compiler for constant values."""
     p, steps = REGISTRY[pass_name], 0
     while True:
         ask = values.bind(lambda probe, text=text: text + probe) if values is not None else None
         src = Source(text, "cuda", ask)
-        items = p.items(src, 0) or []
+        items = p.items(src, level) or []
         new = next((c for c in (apply(text, item) for item in items) if p.progresses(src, c)), None)
         if new is None:
             return text, steps

@@ -4,8 +4,18 @@ S::Mma`; after this they name the type they mean, and the type's other uses beco
 
 Only names declared once in the file are inlined, so a use cannot mean something else; a
 class or function-scope alias is inlined only when its type names nothing local to that scope.
+
+Level 0 merges aliases of one type, before any is inlined: a namespace-scope alias whose type is
+spelled as an earlier one's, in the same namespaces, goes, and its uses take the earlier name. The plain functions the
+clang plugin prints (`plain`) name their types through aliases, a footprint's own set each:
+composable_kernel after its chain had 1,291 of them, 606 distinct, about 30 KB repeated.
+Inlining one grows the file at its every use; merging only shrinks it, and leaves level 1's
+inlining fewer items. On that file all 638 merges in one candidate: 279,379 -> 248,355 B, which
+compiles.
 """
 from __future__ import annotations
+
+from tree_sitter import Node
 
 from ..text.edits import Edit, Item, line_span
 from ..text.source import Source
@@ -18,6 +28,12 @@ class Aliases(Pass):
     name = "aliases"
     summary = "replace a type alias by its type at every use, and delete it"
     needs_tree = True
+
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        """Level 0 merges the aliases of one type into the first; level 1 inlines aliases."""
+        if level == 0:
+            return _merges(src)
+        return self.enumerate(src) if level == 1 else None
 
     def enumerate(self, src: Source) -> list[Item]:
         counts, local, items = declaration_counts(src.root), None, []
@@ -45,3 +61,46 @@ class Aliases(Pass):
                      for s, e in found]
             items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits))
         return items
+
+
+def _merges(src: Source) -> list[Item]:
+    """An item for each namespace-scope alias whose type is spelled as an earlier one's in the same
+    namespaces: its declaration deleted, each use (its name, any qualifier left as written)
+    renamed to the earlier alias. Both names declared once in the file."""
+    counts = declaration_counts(src.root)
+    first: dict[tuple[tuple[bytes, ...], bytes], bytes] = {}
+    items: list[Item] = []
+    for node in src.nodes():
+        if node.type != "alias_declaration" or node.has_error:
+            continue
+        name, type_ = node.child_by_field_name("name"), node.child_by_field_name("type")
+        where = _namespaces(node)
+        if name is None or type_ is None or where is None or counts[name.text] != 1:
+            continue
+        key = (where, b" ".join(type_.text.split()))
+        if key not in first:
+            first[key] = name.text
+            continue
+        found = uses(src, name.text, node, counts)
+        if found is None:
+            continue
+        items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)),
+                      *(Edit(e - len(name.text), e, first[key]) for _, e in found)))
+    return items
+
+
+def _namespaces(node: Node) -> tuple[bytes, ...] | None:
+    """The names of the namespaces around a declaration at namespace scope, outermost first; None
+    inside a class, a function, a template or an unnamed namespace."""
+    names: list[bytes] = []
+    up = node.parent
+    while up is not None and up.type != "translation_unit":
+        if up.type == "namespace_definition":
+            n = up.child_by_field_name("name")
+            if n is None:
+                return None
+            names.append(n.text)
+        elif up.type != "declaration_list":
+            return None
+        up = up.parent
+    return tuple(reversed(names))

@@ -216,6 +216,13 @@ def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
     before = instruction_count(read_module(small[0].read_bytes(), find_llvm_tools())[1])
     assert instruction_count(text) < before / 2
     assert f"instructions {before} -> {instruction_count(text)}" in r.stderr
+    # where the run went, per delta pass, the instructions after the one that saved the most
+    passes = re.search(r"llvm-reduce's passes that ran tests:\n((?:  .*\n)+)", r.stderr)
+    assert passes, r.stderr
+    rows = {m.group(1): m for m in re.finditer(r"  ([a-z-]+): (\d+) tests, \d+s(?:, (\d+) saved)?"
+                                               r"(?:, (\d+) instructions after)?", passes.group(1))}
+    assert set(rows) <= {"instructions", "attributes"} and int(rows["instructions"].group(2)) > 0
+    assert int(rows["instructions"].group(3)) > 0 and int(rows["instructions"].group(4)) < before
     assert ("held   the original's max_flat_workgroup_size 1024, mfma 0, occupancy 8, vgpr 16, vgpr_total 16; "
             "budget attributes amdgpu-agpr-alloc, amdgpu-flat-work-group-size, amdgpu-num-vgpr") in r.stderr
     assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
@@ -315,3 +322,27 @@ def test_undef_guard_refuses_a_module_with_a_poison_store_the_original_has_not(t
     v = o.test(poisoned)
     assert not v.interesting and v.reason.startswith("undef guard: 1 loads, stores or MFMAs")
     assert IrOracle(tools, predicate="llc.vgpr_spills >= 1", undef_guard=False).resolve(bitcode).test(poisoned).interesting
+
+
+def test_the_pass_log_follows_llvm_reduce_as_it_writes(tmp_path):
+    """Passes read from llvm-reduce's log while it grows, a line cut by a read included; a pass's
+    rounds merged; the instructions after a pass asked only when it saved a module."""
+    from reducer.ir.passlog import PassLog
+    path, counted = tmp_path / "llvm-reduce.log", []
+    log = PassLog(path, lambda: counted.append(1) or 100 - 10 * len(counted))
+    path.write_bytes(b"*** Reducing Functions (functions)...\n" + b"-" * 80 + b"\n*** Reducing Basic Bl")
+    log.poll(1.0, 5)
+    assert log.current == "functions"
+    with open(path, "ab") as f:
+        f.write(b"ocks (basic-blocks)...\n **** SUCCESS | Saved new best reduction to x.bc\n")
+    log.poll(4.0, 30)
+    assert log.current == "basic-blocks"
+    with open(path, "ab") as f:
+        f.write(b"*** Reducing Functions (functions)...\n")
+    log.finish(6.0, 32)
+    functions, blocks = log.passes
+    assert (functions.name, functions.tests, functions.seconds, functions.saved, functions.instructions) == \
+        ("functions", 25, 3.0, 0, None)
+    assert (blocks.name, blocks.tests, blocks.seconds, blocks.saved, blocks.instructions) == \
+        ("basic-blocks", 2, 2.0, 1, 90)
+    assert len(counted) == 1

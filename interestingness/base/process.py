@@ -34,22 +34,30 @@ def run(
     timeout: float | None,
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
+    stderr_path: Path | None = None,
 ) -> Completed:
     """Run `cmd` (an argument list, never a shell string) in its own session.
 
     On timeout the whole process group is killed, so a script's children (compilers it started)
-    die with it instead of running on in the background.
+    die with it instead of running on in the background. With `stderr_path` the command's stderr
+    goes to that file as it is written (for a caller that follows a long run's progress), and
+    `stderr` is the file's content at the end.
     """
     start = time.monotonic()
-    proc = subprocess.Popen(
-        [os.fspath(c) for c in cmd],
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    err_file = open(stderr_path, "wb") if stderr_path is not None else None
+    try:
+        proc = subprocess.Popen(
+            [os.fspath(c) for c in cmd],
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err_file if err_file is not None else subprocess.PIPE,
+            start_new_session=True,
+        )
+    finally:
+        if err_file is not None:
+            err_file.close()  # the child has its own copy
     timed_out = False
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
@@ -63,6 +71,8 @@ def run(
         raise
     finally:
         _kill_group(proc.pid)  # reap stragglers the leader left behind
+    if stderr_path is not None:
+        err = Path(stderr_path).read_bytes()
     return Completed(
         returncode=None if timed_out else proc.returncode,
         stdout=out.decode("utf-8", "replace"),

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from textwrap import indent
 
 import click
 
@@ -26,6 +27,7 @@ from ..engine import stopping
 from ..engine.budget import BudgetExhausted
 from ..engine.cache import VerdictCache, default_cache_dir
 from ..ir.lit import lit_test, verify
+from ..ir.passlog import shown
 from ..ir.reduce import IrReducer, instruction_count
 from ..ir.server import VerdictServer
 from ..run import options
@@ -145,6 +147,7 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
                 result = reducer.reduce(module, text, on_best=lambda text: atomic_write(output, text.encode()))
             except (KeyboardInterrupt, BudgetExhausted) as stop:
                 result = reducer.stopped()
+                _say_passes(say, result)
                 failed = _write_lit_test(oracle, result, output, tools, timeout)
                 why, code = (str(stop), EXIT_BUDGET) if isinstance(stop, BudgetExhausted) else ("interrupted",
                                                                                                EXIT_INTERRUPTED)
@@ -199,7 +202,13 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
     return module, text, resolved
 
 
+def _say_passes(say, result) -> None:
+    if any(p.tests for p in result.delta_passes):
+        say("llvm-reduce's passes that ran tests:\n" + indent(shown(result.delta_passes), "  "))
+
+
 def _summary(say, named: Path, output: Path, result, server: VerdictServer, oracle: IrOracle, start: float) -> None:
+    _say_passes(say, result)
     c = server.counters
     held = ", ".join(f"{name.split('.', 1)[1]} {value}" for name, value in oracle.bound_predicate().original.items())
     steps = "; ".join(f"{s.name} {s.instructions} ({s.tests} tests, {s.seconds:.1f}s{', ' + s.note if s.note else ''})"

@@ -25,6 +25,7 @@ from interestingness.base.process import run
 from interestingness.oracle.ir import IrOracle, kernel_names, transform
 
 from ..engine.budget import BudgetExhausted, format_seconds
+from .passlog import DeltaPass, PassLog
 from .server import VerdictServer
 
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
@@ -45,6 +46,7 @@ class IrReduction:
     module: bytes  # bitcode, current best
     text: str  # its textual IR
     steps: list[Step] = field(default_factory=list)
+    delta_passes: list[DeltaPass] = field(default_factory=list)  # llvm-reduce's, merged over its rounds
 
 
 def instruction_count(text: str) -> int:
@@ -149,26 +151,42 @@ class IrReducer:
         source.write_bytes(module)
         cmd = [self.oracle.tools.llvm_reduce, f"-j={self.jobs}", f"--test={self.server.script}",
                *self.llvm_reduce_flags, "-o", str(best), str(source)]
+        log = PassLog(self.work / "llvm-reduce.log", lambda: self._instructions_in(best))
         stop = threading.Event()
-        ticker = threading.Thread(target=self._tick, args=(stop, best), daemon=True)
+        ticker = threading.Thread(target=self._tick, args=(stop, best, log), daemon=True)
         ticker.start()
         try:
             # TMPDIR: llvm-reduce's candidate files stay in our run directory, removed with it
-            res = run(cmd, cwd=self.work, timeout=self._remaining(), env={**os.environ, "TMPDIR": str(self.work)})
+            res = run(cmd, cwd=self.work, timeout=self._remaining(), env={**os.environ, "TMPDIR": str(self.work)},
+                      stderr_path=log.path)
         finally:
             stop.set()
             ticker.join()
+            log.finish(time.monotonic(), self.server.counters.tests)
+            assert self.state is not None
+            self.state.delta_passes = log.passes
         if res.timed_out:  # (the time budget: llvm-reduce itself has no timeout)
             self._check_budget()
         if res.returncode != 0 or not best.exists():
             return None, f"llvm-reduce failed ({res.returncode}): {res.stderr.strip()[-500:]}"
         return best.read_bytes(), ""
 
-    def _tick(self, stop: threading.Event, best: Path) -> None:
-        """Progress every 5 s; a copy of llvm-reduce's best once it has not changed for a tick
-        (whole, then: what `stopped` falls back to when a stop tears the file)."""
-        start, seen = time.monotonic(), None
-        while not stop.wait(5.0):
+    def _instructions_in(self, best: Path) -> int | None:
+        try:
+            return instruction_count(disassemble(self.oracle, best.read_bytes()))
+        except (OSError, RuntimeError):  # gone, or torn by a write under way
+            return None
+
+    def _tick(self, stop: threading.Event, best: Path, log: PassLog) -> None:
+        """Follows llvm-reduce's log each second; progress every 5 s; a copy of llvm-reduce's best
+        once it has not changed for a tick (whole, then: what `stopped` falls back to when a stop
+        tears the file)."""
+        start, seen, second = time.monotonic(), None, 0
+        while not stop.wait(1.0):
+            log.poll(time.monotonic(), self.server.counters.tests)
+            second += 1
+            if second % 5:
+                continue
             now: tuple[int, int] | None
             try:
                 st = best.stat()
@@ -183,8 +201,9 @@ class IrReducer:
             seen = now
             c = self.server.counters
             size = f"{now[0]} B" if now is not None else "not yet"
-            self.say(f"[reduce ir] llvm-reduce: {c.tests} tests, {c.memo_hits + c.cache_hits} answered from "
-                     f"memory/cache, best so far {size}, {time.monotonic() - start:.0f}s")
+            self.say(f"[reduce ir] llvm-reduce{f' ({log.current})' if log.current else ''}: {c.tests} tests, "
+                     f"{c.memo_hits + c.cache_hits} answered from memory/cache, best so far {size}, "
+                     f"{time.monotonic() - start:.0f}s")
 
     def drop_lines(self, module: bytes, text: str) -> tuple[bytes | None, str]:
         """ddmin over the lines of the textual IR, biggest chunks first, `jobs` candidates at a time

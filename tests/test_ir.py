@@ -199,8 +199,8 @@ def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     # llvm-reduce's `attributes` pass would drop the budget attributes: the guard keeps them
-    r = reduce("small.bc", "-j", 2, "--llvm-reduce-flags", FAST + ",attributes", cwd=tmp_path,
-               env={"TMPDIR": str(tmp)})
+    r = reduce("small.bc", "-j", 2, "--llvm-reduce-flags", "--delta-passes=attributes",
+               "--first-delta-passes", "instructions", cwd=tmp_path, env={"TMPDIR": str(tmp)})
     assert r.returncode == 0, r.stderr
     out = tmp_path / "small.reduced.ll"
     text = out.read_text()
@@ -216,6 +216,9 @@ def test_reduce_ir_writes_a_lit_test_that_passes(tmp_path, small):
     before = instruction_count(read_module(small[0].read_bytes(), find_llvm_tools())[1])
     assert instruction_count(text) < before / 2
     assert f"instructions {before} -> {instruction_count(text)}" in r.stderr
+    # the first passes ran by themselves, before the full list: the instructions went first
+    steps = re.search(r"; isolate (\d+) .*; llvm-reduce \(first passes\) (\d+) .*; llvm-reduce (\d+) ", r.stderr)
+    assert steps and int(steps.group(3)) <= int(steps.group(2)) < int(steps.group(1)), r.stderr
     # where the run went, per delta pass, the instructions after the one that saved the most
     passes = re.search(r"llvm-reduce's passes that ran tests:\n((?:  .*\n)+)", r.stderr)
     assert passes, r.stderr

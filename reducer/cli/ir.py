@@ -10,6 +10,7 @@ from pathlib import Path
 from textwrap import indent
 
 import click
+from click.core import ParameterSource
 
 from interestingness.compiler.toolchain import ToolchainError
 from interestingness.measure.metrics import METRICS
@@ -44,6 +45,9 @@ from ..text.files import atomic_write
 from .common import Fail, check_output, read_input
 
 DEFAULT_LLVM_REDUCE_FLAGS = "--skip-delta-passes=operands-skip,operands-one,operands-nan"  # notes/ir.md
+# what removes instructions, to a fixed point, before the full pass list (notes/ir.md)
+DEFAULT_FIRST_PASSES = ("simplify-conditionals-true,simplify-conditionals-false,unreachable-basic-blocks,basic-blocks,"
+                        "simplify-cfg,instructions,simplify-instructions")
 _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_LLC_REJECTS,
                "not-interesting": EXIT_NOT_INTERESTING}
 
@@ -71,6 +75,11 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("--llvm-reduce-flags", default=DEFAULT_LLVM_REDUCE_FLAGS, show_default=True,
               help="llvm-reduce flags, one shell-quoted string (e.g. '--delta-passes=instructions,basic-blocks'); "
               "the default skips the delta passes that cost many tests and remove nothing others do not (notes/ir.md).")
+@click.option("--first-delta-passes", default=DEFAULT_FIRST_PASSES, show_default=True,
+              help="llvm-reduce delta passes run first, by themselves, until they change nothing, before llvm-reduce "
+              "with --llvm-reduce-flags: the ones that remove instructions, so a time budget is not spent on "
+              "operand passes over code that goes anyway. '' for none; by default none either when "
+              "--llvm-reduce-flags names --delta-passes.")
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")
 @click.option("--clang", help="clang++ for --from-source [default: as `reduce run`].")
@@ -94,7 +103,8 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
 @click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: bool, jobs: int, kernel: str | None,
        predicate: str | None, min_spills: int, mcpu: str, llc_flags: str, alt_flags: str | None,
-       llvm_reduce_flags: str, llc_path: str | None, clang: str | None, timeout: float, use_cache: bool,
+       llvm_reduce_flags: str, first_delta_passes: str, llc_path: str | None, clang: str | None, timeout: float,
+       use_cache: bool,
        cache_dir: Path | None, cache_max_entries: int, cache_max_bytes: int, undef_guard: bool, loop_guard: bool,
        budget_guard: bool, time_budget: float | None, quiet: bool) -> None:
     """Reduce LLVM IR given to AMDGPU codegen (INPUT.bc or INPUT.ll, e.g. the *.precodegen.bc of
@@ -141,7 +151,11 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
             cache = VerdictCache(cache_dir or default_cache_dir(), oracle.identity(),
                                  max_entries=cache_max_entries, max_bytes=cache_max_bytes)
         with VerdictServer(oracle, cache, work) as server:
-            reducer = IrReducer(server, work, jobs, tuple(shlex.split(llvm_reduce_flags)), say,
+            flags = tuple(shlex.split(llvm_reduce_flags))
+            chosen = any(f.startswith("--delta-passes") for f in flags) and \
+                click.get_current_context().get_parameter_source("first_delta_passes") is ParameterSource.DEFAULT
+            first = (f"--delta-passes={first_delta_passes}",) if first_delta_passes and not chosen else ()
+            reducer = IrReducer(server, work, jobs, flags, say, first_flags=first,
                                 time_budget=None if time_budget is None else time_budget - (time.monotonic() - start))
             try:
                 result = reducer.reduce(module, text, on_best=lambda text: atomic_write(output, text.encode()))

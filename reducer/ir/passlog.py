@@ -74,15 +74,20 @@ class PassLog:
 
     @property
     def passes(self) -> list[DeltaPass]:
-        merged: dict[str, DeltaPass] = {}
-        for r in self.rounds:
-            m = merged.setdefault(r.name, DeltaPass(r.name))
-            m.seconds += r.seconds
-            m.tests += r.tests
-            m.saved += r.saved
-            if r.instructions is not None:
-                m.instructions = r.instructions
-        return list(merged.values())
+        return merged(self.rounds)
+
+
+def merged(rounds: list[DeltaPass]) -> list[DeltaPass]:
+    """One entry a pass, in the order the passes first ran; the instructions after its last save."""
+    by_name: dict[str, DeltaPass] = {}
+    for r in rounds:
+        m = by_name.setdefault(r.name, DeltaPass(r.name))
+        m.seconds += r.seconds
+        m.tests += r.tests
+        m.saved += r.saved
+        if r.instructions is not None:
+            m.instructions = r.instructions
+    return list(by_name.values())
 
 
 def shown(passes: list[DeltaPass]) -> str:

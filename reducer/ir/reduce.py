@@ -4,8 +4,13 @@
    --delete) and debug info and whatever became unreferenced is dropped (opt --strip-debug,
    globaldce). Extracting the target instead (llvm-extract --func --recursive) would turn the
    global variables it uses, its LDS block among them, into external declarations.
-2. llvm-reduce -j N with all its delta passes; its test asks the VerdictServer.
-3. our own pass over what llvm-reduce leaves (see `drop_lines`).
+2. llvm-reduce -j N with the delta passes that remove instructions only (`first_flags`): llvm-reduce
+   saves its best only when a pass ends, and repeats its pass list only after all of them, so with
+   every pass a round's operand passes (thousands of tests on a kernel's worth of instructions)
+   come between one `instructions` pass and the next, and a time budget that ends inside one
+   loses what it found.
+3. llvm-reduce -j N with all its delta passes (`llvm_reduce_flags`); its test asks the VerdictServer.
+4. our own pass over what llvm-reduce leaves (see `drop_lines`).
 Each step's output is checked by the oracle; a step that fails is skipped, never trusted. A
 time budget (`deadline`) stops the step running when it is used up: BudgetExhausted, and
 `stopped()` gives the best module so far, as after an interrupt.
@@ -25,7 +30,7 @@ from interestingness.base.process import run
 from interestingness.oracle.ir import IrOracle, kernel_names, transform
 
 from ..engine.budget import BudgetExhausted, format_seconds
-from .passlog import DeltaPass, PassLog
+from .passlog import DeltaPass, PassLog, merged
 from .server import VerdictServer
 
 _LLVM_REDUCE_OUT = "llvm-reduce.bc"
@@ -77,9 +82,9 @@ def disassemble(oracle: IrOracle, module: bytes) -> str:
 
 class IrReducer:
     def __init__(self, server: VerdictServer, work: Path, jobs: int, llvm_reduce_flags: tuple[str, ...],
-                 say: Callable[[str], None], time_budget: float | None = None):
+                 say: Callable[[str], None], time_budget: float | None = None, first_flags: tuple[str, ...] = ()):
         self.server, self.work, self.jobs, self.say = server, work, jobs, say
-        self.llvm_reduce_flags = llvm_reduce_flags
+        self.llvm_reduce_flags, self.first_flags = llvm_reduce_flags, first_flags
         self.time_budget = time_budget
         self.deadline = None if time_budget is None else time.monotonic() + time_budget
         assert isinstance(server.oracle, IrOracle), "`reduce ir` serves the IR oracle"
@@ -89,7 +94,10 @@ class IrReducer:
 
     def reduce(self, module: bytes, text: str, on_best: Callable[[str], None]) -> IrReduction:
         self.state = state = IrReduction(module, text, [Step("input", instruction_count(text), 0.0, 0)])
-        steps = (("isolate", self.isolate), ("llvm-reduce", self.llvm_reduce), ("drop-lines", self.drop_lines))
+        steps = [("isolate", self.isolate), ("llvm-reduce", lambda m, t: self.llvm_reduce(m, self.llvm_reduce_flags)),
+                 ("drop-lines", self.drop_lines)]
+        if self.first_flags:
+            steps.insert(1, ("llvm-reduce (first passes)", lambda m, t: self.llvm_reduce(m, self.first_flags)))
         for name, step in steps:
             self._check_budget()
             start, tests = time.monotonic(), self.server.counters.tests
@@ -146,11 +154,13 @@ class IrReducer:
                                   self.oracle.timeout)
         return stripped, note if stripped is not None else f"opt failed: {res.stderr.strip()[:300]}"
 
-    def llvm_reduce(self, module: bytes, text: str) -> tuple[bytes | None, str]:
+    def llvm_reduce(self, module: bytes, flags: tuple[str, ...]) -> tuple[bytes | None, str]:
         source, best = self.work / "isolated.bc", self.work / _LLVM_REDUCE_OUT
         source.write_bytes(module)
+        for stale in (best, self.work / _LLVM_REDUCE_STABLE):  # an earlier run's best is not this one's
+            stale.unlink(missing_ok=True)
         cmd = [self.oracle.tools.llvm_reduce, f"-j={self.jobs}", f"--test={self.server.script}",
-               *self.llvm_reduce_flags, "-o", str(best), str(source)]
+               *flags, "-o", str(best), str(source)]
         log = PassLog(self.work / "llvm-reduce.log", lambda: self._instructions_in(best))
         stop = threading.Event()
         ticker = threading.Thread(target=self._tick, args=(stop, best, log), daemon=True)
@@ -164,7 +174,7 @@ class IrReducer:
             ticker.join()
             log.finish(time.monotonic(), self.server.counters.tests)
             assert self.state is not None
-            self.state.delta_passes = log.passes
+            self.state.delta_passes = merged(self.state.delta_passes + log.passes)
         if res.timed_out:  # (the time budget: llvm-reduce itself has no timeout)
             self._check_budget()
         if res.returncode != 0 or not best.exists():

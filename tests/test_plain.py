@@ -742,3 +742,64 @@ def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
         (name,) = after[side]
         # the same code as the template's instantiation: every figure
         assert base_name(name) == "kern" and after[side][name] == before[side][LOCALS_KERN]
+
+
+# two function templates naming one type, printed by two footprints: `second` becomes printable
+# once the file loses `dead` (a reduction), and goes after `first`'s printed block (its caller's
+# namespace is reopened after `use_first`'s). Two aliases of other types the second definition
+# must not use: one in another namespace before it, one after it
+REUSE = b"""#include <hip/hip_runtime.h>
+namespace lib {
+using Real = float;
+template <class T, int N> struct Vec { T v[N]; };
+template <int N> __device__ float first(const Vec<float, N>& a) { return a.v[0] * a.v[N - 1]; }
+template <int N> __device__ float second(const Vec<float, N>& a, Vec<Real, 2 * N> b, Vec<float, 2 * N> c) {
+  return a.v[1] + b.v[2 * N - 1] * c.v[0];
+}
+}
+namespace lib {
+__device__ float use_first(const float* in) { Vec<float, 4> a{{in[0], in[1], in[2], in[3]}}; return first<4>(a); }
+}
+namespace other { using __plain_t7 = lib::Vec<float, 8>; }
+namespace lib {
+__device__ float use_second(const float* in) {
+  Vec<float, 4> a{{in[4], in[5], in[6], in[7]}};
+  Vec<Real, 8> b{{in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]}};
+  return second<4>(a, b, Vec<float, 8>{{in[8], in[9]}});
+}
+__device__ float dead(const float* in) { return second<4>(Vec<float, 4>{}, Vec<Real, 8>{}, Vec<float, 8>{}); }
+}
+__global__ void __launch_bounds__(64) kern(float* out, const float* in) {
+  out[threadIdx.x] = lib::use_first(in + threadIdx.x) - lib::use_second(in + threadIdx.x);
+}
+namespace lib { using __plain_t8 = Vec<float, 8>; }
+"""
+REUSE_DEAD = b"__device__ float dead(const float* in) { return second<4>(Vec<float, 4>{}, Vec<Real, 8>{}, Vec<float, 8>{}); }\n"
+REUSE_KERN = "_Z4kernPfPKf"
+
+
+def test_a_later_footprint_reuses_the_aliases_an_earlier_one_printed(tmp_path):
+    """The first footprint prints `first` with an alias of `Vec<float, 4>`; once `dead` is gone,
+    the second prints `second` after it, which names that type through the same alias and
+    declares one alias for `Vec<Real, 8>` and `Vec<float, 8>` (one type), not the one of another
+    namespace nor the one after it; the candidate compiles and keeps the kernel's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (REUSE_KERN,))
+    fp = values.footprint(REUSE, REUSE)
+    assert fp is not None and [x.name for x in fp.callees] == ["::lib::__plain_first"]
+    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", fp.callees[0].text)
+    once = plain_step(values, REUSE)
+    reduced = once.replace(REUSE_DEAD, b"")
+    assert len(reduced) == len(once) - len(REUSE_DEAD)
+    fp = values.footprint(reduced, reduced)
+    assert fp is not None
+    (second,) = fp.callees
+    assert second.name == "::lib::__plain_second" and second.at > reduced.index(b"__plain_first(")
+    declared = re.findall(r"using (__plain_t\d+) = ([^;]*);", second.text)
+    (vec8,) = (name for name, _ in declared)
+    assert [d for _, d in declared] == ["lib::Vec<float, 8>"] and vec8 not in (vec4, "__plain_t7", "__plain_t8")
+    assert f"const {vec4} &a, {vec8} b, {vec8} c)" in second.text
+    callee = plain_step(values, reduced)
+    before, after = kernels(c, REUSE), kernels(c, callee)
+    for side in SIDES:
+        assert after[side][REUSE_KERN] == before[side][REUSE_KERN]

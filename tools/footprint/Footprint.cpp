@@ -235,6 +235,9 @@ bool deletable(const Decl *D) {
 // The walk of what the roots reach.
 
 class Footprint;
+// The `__plain_tN` aliases a printed definition may use, by the canonical type each names
+// (`const` included: `using __plain_t9 = const __plain_t8;` is not `__plain_t8`).
+using AliasesByType = llvm::DenseMap<QualType, std::string>;
 
 // Collects the declarations a piece of code names. It walks one declaration (`Top`) and stops
 // at the declarations nested in it that are walked on their own (classes, templates), which it
@@ -352,6 +355,15 @@ private:
   std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
                                                                                    std::string &Why);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
+  struct FileAlias {
+    QualType Type;  // canonical
+    std::string Name;
+    unsigned End;
+    std::vector<std::string> Namespaces;
+  };
+  std::vector<FileAlias> Aliases;  // the file's `__plain_tN` at namespace scope, in its order
+  void fileAliases();
+  AliasesByType visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const;
 
   ASTContext &Ctx;
   MainFile Main;
@@ -1354,14 +1366,19 @@ static bool namesLocal(QualType T) {
 class TypeNames {
 public:
   // `Next`: the number of the next alias, shared by the definitions of one run and above any
-  // the file already has, so that two of them never declare one name
-  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next) : Ctx(Ctx), Policy(P), Next(Next) {}
+  // the file already has, so that two of them never declare one name. `Visible`: the aliases
+  // the file already declares where the definition goes, used instead of declaring new ones
+  // (each footprint of a chain would otherwise declare its own for the same types)
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, AliasesByType Visible)
+      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible)) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
   // (unless it is dependent and names a local: then as printed, where it stands)
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
     if ((S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T)) || namesLocal(T))
       return S;
+    if (auto Alias = known(T))
+      return *Alias;
     auto It = ByText.find(S);
     if (It != ByText.end())
       return It->second;
@@ -1376,31 +1393,34 @@ public:
         return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + TT->getDecl()->getName().str();
     // a vector as a typedef: tree-sitter does not parse the attribute in an alias declaration
     if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
-      std::string Name = "__plain_t" + std::to_string(Next++);
-      ByText[S] = Name;
-      Declarations += "typedef " + spell(V->getElementType()) + " " + Name + " __attribute__((ext_vector_type(" +
+      std::string Element = spell(V->getElementType());
+      std::string Name = fresh(T, S);
+      Declarations += "typedef " + Element + " " + Name + " __attribute__((ext_vector_type(" +
                       std::to_string(V->getNumElements()) + ")));\n";
       return Name;
     }
     if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
       return spell(C);
     std::string Definition = Decomposed.value_or(S);
-    std::string Name = "__plain_t" + std::to_string(Next++);
-    ByText[S] = Name;
+    std::string Name = fresh(T, S);
     Declarations += "using " + Name + " = " + Definition + ";\n";
     return Name;
   }
   // `Spelled` (a type as `spell` or `printType` wrote it) as one name, for a functional cast
   // (`T{}`, `T(x)`), where `const X` does not parse (CK's `SliceLengths{}`, its argument a
   // `const Sequence<1, 4, 8>`): a qualified, pointer or reference type gets an alias of its own,
-  // `using __plain_t9 = const __plain_t8;`, the same type.
-  std::string named(const std::string &Spelled) {
+  // `using __plain_t9 = const __plain_t8;`, the same type. `T`: the type spelled.
+  std::string named(const std::string &Spelled, QualType T) {
     StringRef S(Spelled);
     if (!S.starts_with("const ") && !S.ends_with("*") && !S.ends_with("&"))
       return Spelled;
+    if (auto Alias = known(T))
+      return *Alias;
     auto [It, New] = Whole.insert({Spelled, ""});
     if (New) {
       It->second = "__plain_t" + std::to_string(Next++);
+      if (!T->isDependentType())
+        ByType[Ctx.getCanonicalType(T)] = It->second;
       Declarations += "using " + It->second + " = " + Spelled + ";\n";
     }
     return It->second;
@@ -1408,6 +1428,24 @@ public:
   std::string Declarations;
 
 private:
+  // The alias of `T`'s canonical type this definition has or sees, if any: two spellings of one
+  // type (a typedef, the class's own name) share it. Not for a dependent type: a generic lambda's
+  // is as written.
+  std::optional<std::string> known(QualType T) {
+    if (T->isDependentType())
+      return std::nullopt;
+    auto It = ByType.find(Ctx.getCanonicalType(T));
+    return It == ByType.end() ? std::nullopt : std::optional<std::string>(It->second);
+  }
+  // A new alias's name for `T`, spelled `S`.
+  std::string fresh(QualType T, const std::string &S) {
+    std::string Name = "__plain_t" + std::to_string(Next++);
+    ByText[S] = Name;
+    if (!T->isDependentType())
+      ByType[Ctx.getCanonicalType(T)] = Name;
+    return Name;
+  }
+
   // A pointer or a reference to a (const) type, as its pointee's spelling: a static member's
   // `const Desc &` parameter aliased whole (`using __plain_t9 = const ck::Tuple<...> &;`) is an
   // argument list tree-sitter loses its way in.
@@ -1520,7 +1558,8 @@ private:
   ASTContext &Ctx;
   PrintingPolicy Policy;
   unsigned &Next;
-  std::map<std::string, std::string> ByText;
+  AliasesByType ByType;  // by canonical type: the file's visible aliases, then this definition's
+  std::map<std::string, std::string> ByText;  // a dependent type's, by its spelling
   std::map<std::string, std::string> Whole;  // `named`'s aliases, by the spelling they stand for
 };
 
@@ -1659,10 +1698,11 @@ private:
       OS << Close;
     };
     if (auto *C = dyn_cast<CXXTemporaryObjectExpr>(E)) {
-      auto T = respelled(C->getTypeSourceInfo()->getType());
+      QualType W = C->getTypeSourceInfo()->getType();
+      auto T = respelled(W);
       if (!T)
         return false;
-      OS << Names.named(*T);
+      OS << Names.named(*T, W);
       if (C->isStdInitListInitialization())
         Arguments(C->arguments(), "", "");
       else if (C->isListInitialization())
@@ -1676,7 +1716,7 @@ private:
       if (!T)
         return false;
       bool List = C->isListInitialization();  // the braces are the initialiser's own
-      OS << Names.named(*T) << (List ? "" : "(");
+      OS << Names.named(*T, C->getTypeAsWritten()) << (List ? "" : "(");
       C->getSubExpr()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
       OS << (List ? "" : ")");
       return true;
@@ -1685,7 +1725,7 @@ private:
       auto T = respelled(C->getTypeAsWritten());
       if (!T)
         return false;
-      OS << Names.named(*T);
+      OS << Names.named(*T, C->getTypeAsWritten());
       bool List = C->isListInitialization();
       Arguments(C->arguments(), List ? "" : "(", List ? "" : ")");
       return true;
@@ -1694,7 +1734,7 @@ private:
       auto T = C->getTypeSourceInfo() ? respelled(C->getTypeSourceInfo()->getType()) : std::nullopt;
       if (!T)
         return false;
-      OS << Names.named(*T) << "()";
+      OS << Names.named(*T, C->getTypeSourceInfo()->getType()) << "()";
       return true;
     }
     if (auto *C = dyn_cast<CStyleCastExpr>(E)) {
@@ -2064,14 +2104,15 @@ static bool printable(const FunctionDecl *FD) {
 
 // The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
 // print: not an instantiation, a parameter pack, an attribute whose value is unknown.
-static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next) {
+static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next,
+                                                  AliasesByType Visible) {
   if (!printable(FD) || !FD->getReturnType()->isVoidType())
     return std::nullopt;
   auto Attributes = kernelAttributes(Ctx, FD);
   if (!Attributes)
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next);
+  TypeNames Names(Ctx, Policy, Next, std::move(Visible));
   // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
   // `inline` keeps it, where a plain definition would make them internal and change the code
   std::string Head = (FD->isExternallyVisible() ? "inline " : "") + *Attributes + " void ";
@@ -2083,11 +2124,11 @@ static std::optional<std::string> plainDefinition(ASTContext &Ctx, const Functio
 // kernel's call path, a free function or a static member (then a free function too). The same
 // repairs as a kernel's, and its own attributes that decide the code (`__device__`, inlining).
 static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name,
-                                                   unsigned &Next) {
+                                                   unsigned &Next, AliasesByType Visible) {
   if (!printable(FD))
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next);
+  TypeNames Names(Ctx, Policy, Next, std::move(Visible));
   QualType R = FD->getReturnType();
   if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
     R = A->getDeducedType();
@@ -2253,6 +2294,53 @@ static std::optional<std::vector<std::string>> namespacesOf(const DeclContext *D
   return Out;
 }
 
+// The declarations named `__plain_tN` (one visit of the translation unit).
+class PlainNames : public RecursiveASTVisitor<PlainNames> {
+public:
+  bool VisitNamedDecl(NamedDecl *D) {
+    StringRef N = D->getIdentifier() ? D->getName() : "";
+    if (N.consume_front("__plain_t") && !N.empty() && std::all_of(N.begin(), N.end(), isDigit))
+      Found.push_back(D);
+    return true;
+  }
+  std::vector<const NamedDecl *> Found;
+};
+
+// The aliases earlier footprints printed that the file still has (`using __plain_t3 = ...;`,
+// `typedef float __plain_t4 __attribute__((ext_vector_type(4)));`) at namespace scope, written in
+// the file; a name declared twice (a local, another namespace's) is none, since a use could
+// find the other.
+void Footprint::fileAliases() {
+  PlainNames All;
+  All.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::map<std::string, int> Declared;
+  for (const NamedDecl *D : All.Found)
+    ++Declared[D->getName().str()];
+  for (const NamedDecl *D : All.Found) {
+    auto *TD = dyn_cast<TypedefNameDecl>(D);
+    if (!TD || Declared[TD->getName().str()] != 1 || !TD->getDeclContext()->getRedeclContext()->isFileContext() ||
+        !Main.plain(TD->getSourceRange()))
+      continue;
+    auto Where = Main.span(TD->getSourceRange(), true);
+    auto Namespaces = namespacesOf(TD->getDeclContext());
+    if (Where && Namespaces)
+      Aliases.push_back({Ctx.getCanonicalType(TD->getUnderlyingType()), TD->getName().str(),
+                         Main.declarationEnd(Where->End), *Namespaces});
+  }
+}
+
+// The file's aliases a definition sees when it is put at offset `At`, outside any declaration,
+// inside `Namespaces` reopened: those declared before, in the same namespaces or enclosing ones
+// (the first, when two name one type).
+AliasesByType Footprint::visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const {
+  AliasesByType Out;
+  for (const FileAlias &A : Aliases)
+    if (A.End <= At && A.Namespaces.size() <= Namespaces.size() &&
+        std::equal(A.Namespaces.begin(), A.Namespaces.end(), Namespaces.begin()))
+      Out.try_emplace(A.Type, A.Name);
+  return Out;
+}
+
 // Each target kernel instantiated from a template that no other target shares, as a plain
 // definition: the byte range of the template's body (a candidate replaces it by `;`, so the
 // instantiation is no longer emitted and the launcher still compiles), the namespaces to
@@ -2272,7 +2360,7 @@ llvm::json::Array Footprint::plainKernels() {
     auto Namespaces = namespacesOf(K->getDeclContext());
     if (!Span || !Namespaces)
       continue;
-    auto Text = plainDefinition(Ctx, K, NextAlias);
+    auto Text = plainDefinition(Ctx, K, NextAlias, visibleAliases(Main.size(), *Namespaces));
     if (!Text)
       continue;
     Out.push_back(llvm::json::Object{{"kernel", ASTNameGenerator(Ctx).getName(K)},
@@ -2540,7 +2628,8 @@ llvm::json::Array Footprint::plainCallees() {
       std::string Name = Base;
       for (unsigned N = 1; Main.contains(Name) || Taken.count(Name) || Names.count(Name); ++N)
         Name = Base + std::to_string(N);
-      auto Text = Pr.S->hasBody(Def) ? calleeDefinition(Ctx, Def, Name, Alias) : std::nullopt;
+      auto Text = Pr.S->hasBody(Def) ? calleeDefinition(Ctx, Def, Name, Alias, visibleAliases(Pr.At, *Namespaces))
+                                     : std::nullopt;
       if (!Text) {
         keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
         Ok = false;
@@ -2660,6 +2749,7 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["entries"] = std::move(Listed);
   Out["conditions"] = std::move(Conditions);
   NextAlias = Main.nextNumber("__plain_t");
+  fileAliases();
   Out["plain"] = plainKernels();
   Out["callees"] = plainCallees();
   Out["kept"] = std::move(Kept);

@@ -803,3 +803,44 @@ def test_a_later_footprint_reuses_the_aliases_an_earlier_one_printed(tmp_path):
     before, after = kernels(c, REUSE), kernels(c, callee)
     for side in SIDES:
         assert after[side][REUSE_KERN] == before[side][REUSE_KERN]
+
+
+# a template with two argument lists whose printed functions go in two places, the second after
+# the first: both name `Vec<float, 4>`
+TWO_PLACES = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> struct Vec { T v[N]; };
+template <int N> __device__ float scaled(const Vec<float, N>& a, const Vec<float, 4>& w) { return a.v[N - 1] * w.v[N]; }
+}
+namespace lib {
+__device__ float use4(const float* in) { Vec<float, 4> a{{in[0], in[1], in[2], in[3]}}; return scaled<4>(a, a); }
+}
+namespace lib {
+__device__ float use2(const float* in) {
+  Vec<float, 4> w{{in[4], in[5], in[6], in[7]}};
+  return scaled<2>(Vec<float, 2>{{in[0], in[1]}}, w);
+}
+}
+__global__ void __launch_bounds__(64) kern(float* out, const float* in) {
+  out[threadIdx.x] = lib::use4(in + threadIdx.x) - lib::use2(in + threadIdx.x);
+}
+"""
+
+
+def test_the_second_printed_specialization_reuses_the_first_ones_aliases(tmp_path):
+    """One item prints `scaled<4>` before `use4` and `scaled<2>` before `use2`, further on: the
+    second names `Vec<float, 4>` through the first's alias and declares only `Vec<float, 2>`'s;
+    the candidate compiles and keeps the kernel's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (REUSE_KERN,))
+    fp = values.footprint(TWO_PLACES, TWO_PLACES)
+    assert fp is not None
+    one, two = sorted(fp.callees, key=lambda x: x.at)
+    assert (one.name, two.name) == ("::lib::__plain_scaled_1", "::lib::__plain_scaled_2") and one.at < two.at
+    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", one.text)
+    (vec2,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 2>;", two.text)
+    assert len(re.findall(r"using __plain_t", two.text)) == 1 and f"(const {vec2} &a, const {vec4} &w)" in two.text
+    callee = plain_step(values, TWO_PLACES)
+    before, after = kernels(c, TWO_PLACES), kernels(c, callee)
+    for side in SIDES:
+        assert after[side][REUSE_KERN] == before[side][REUSE_KERN]

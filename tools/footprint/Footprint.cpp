@@ -1420,12 +1420,13 @@ public:
     if (New) {
       It->second = "__plain_t" + std::to_string(Next++);
       if (!T->isDependentType())
-        ByType[Ctx.getCanonicalType(T)] = It->second;
+        Declared[Ctx.getCanonicalType(T)] = ByType[Ctx.getCanonicalType(T)] = It->second;
       Declarations += "using " + It->second + " = " + Spelled + ";\n";
     }
     return It->second;
   }
   std::string Declarations;
+  AliasesByType Declared;  // the aliases `Declarations` declares, by canonical type
 
 private:
   // The alias of `T`'s canonical type this definition has or sees, if any: two spellings of one
@@ -1442,7 +1443,7 @@ private:
     std::string Name = "__plain_t" + std::to_string(Next++);
     ByText[S] = Name;
     if (!T->isDependentType())
-      ByType[Ctx.getCanonicalType(T)] = Name;
+      Declared[Ctx.getCanonicalType(T)] = ByType[Ctx.getCanonicalType(T)] = Name;
     return Name;
   }
 
@@ -2124,7 +2125,7 @@ static std::optional<std::string> plainDefinition(ASTContext &Ctx, const Functio
 // kernel's call path, a free function or a static member (then a free function too). The same
 // repairs as a kernel's, and its own attributes that decide the code (`__device__`, inlining).
 static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name,
-                                                   unsigned &Next, AliasesByType Visible) {
+                                                   unsigned &Next, AliasesByType Visible, AliasesByType &Declared) {
   if (!printable(FD))
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
@@ -2168,6 +2169,7 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
       Self += "_";
   }
   std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self);
+  Declared = std::move(Names.Declared);
   return Names.Declarations + Head + Rest;
 }
 
@@ -2621,25 +2623,46 @@ llvm::json::Array Footprint::plainCallees() {
     std::vector<llvm::json::Object> Items;
     unsigned Alias = NextAlias;
     std::set<std::string> Names;
-    for (unsigned K = 0; K < Specs.size() && Ok; ++K) {
-      const FunctionDecl *Def = nullptr;
-      Printed &Pr = Specs[K];
+    std::vector<std::string> Fresh;
+    for (unsigned K = 0; K < Specs.size(); ++K) {
       std::string Base = "__plain_" + P->getName().str() + (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
       std::string Name = Base;
       for (unsigned N = 1; Main.contains(Name) || Taken.count(Name) || Names.count(Name); ++N)
         Name = Base + std::to_string(N);
-      auto Text = Pr.S->hasBody(Def) ? calleeDefinition(Ctx, Def, Name, Alias, visibleAliases(Pr.At, *Namespaces))
-                                     : std::nullopt;
+      Names.insert(Name);
+      Fresh.push_back(Name);
+    }
+    // printed in the order of where they go: one item puts them all, so a definition that goes
+    // after another (in the same namespaces) names the types that one aliased through its aliases
+    std::vector<unsigned> Order(Specs.size());
+    for (unsigned K = 0; K < Specs.size(); ++K)
+      Order[K] = K;
+    std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) { return Specs[A].At < Specs[B].At; });
+    std::vector<std::string> Texts(Specs.size());
+    std::vector<std::pair<unsigned, AliasesByType>> Earlier;  // where a definition goes, the aliases it declares
+    for (unsigned K : Order) {
+      const FunctionDecl *Def = nullptr;
+      AliasesByType Visible = visibleAliases(Specs[K].At, *Namespaces), Declared;
+      for (auto &[At, Before] : Earlier)
+        if (At < Specs[K].At)
+          for (auto &[T, N] : Before)
+            Visible.try_emplace(T, N);
+      auto Text = Specs[K].S->hasBody(Def) ? calleeDefinition(Ctx, Def, Fresh[K], Alias, std::move(Visible), Declared)
+                                           : std::nullopt;
       if (!Text) {
         keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
         Ok = false;
         break;
       }
-      Names.insert(Name);
+      Texts[K] = std::move(*Text);
+      Earlier.push_back({Specs[K].At, std::move(Declared)});
+    }
+    for (unsigned K = 0; K < Specs.size() && Ok; ++K) {
+      Printed &Pr = Specs[K];
       std::string Qualified;
       for (const auto &N : *Namespaces)
         Qualified += "::" + N;
-      Qualified += "::" + Name;
+      Qualified += "::" + Fresh[K];
       llvm::json::Array Refs, Opens;
       for (const Ref &R : Pr.Refs)
         Refs.push_back(llvm::json::Array{R.Begin, R.End, Qualified + R.Then});
@@ -2651,7 +2674,7 @@ llvm::json::Array Footprint::plainCallees() {
                                          {"namespaces", llvm::json::Array(*Namespaces)},
                                          {"uses", std::move(Refs)},
                                          {"opens", std::move(Opens)},
-                                         {"text", *Text}});
+                                         {"text", Texts[K]}});
     }
     if (!Ok)
       continue;

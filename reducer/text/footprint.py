@@ -107,7 +107,9 @@ class Callee:
     """A function template's specialization that plain code (a plain kernel, a callee made
     plain before) calls, reached from the kept kernels, as the plain function clang printed
     for it under a fresh name: `text`, to stand inside `namespaces` at offset `at` (before the
-    outermost declaration around its first caller); `uses` are the references to rewrite, each
+    declaration around its first caller that stands at file scope or directly in the innermost
+    block of the template's namespaces around the caller; `namespaces` are those not open
+    there, to reopen); `uses` are the references to rewrite, each
     [begin, end) with its replacement (`name`, qualified; a non-static member's call from its
     object to its `(`: `name(obj, `), [body) the template's body, which becomes `;`. A template
     reached with several argument lists gives one callee each, with the same `body`. `opens`:

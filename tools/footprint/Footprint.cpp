@@ -2446,7 +2446,9 @@ static bool plainCode(const FunctionDecl *F) {
 // instantiation: a plain kernel, a callee printed before, a generic lambda in one), by name or
 // through an object: each specialization printed as a plain function under a fresh name
 // (`__plain_f`, or `__plain_f_1`, `__plain_f_2` for several argument lists), to put before the
-// outermost declaration around its first caller, the references with their replacement, and
+// declaration around its first caller that stands at file scope or directly in the innermost
+// block of the template's namespaces around the caller (those not open there reopened), after
+// the aliases printed before it, which it uses; the references with their replacement, and
 // the template's body, which becomes `;`. A static member named through an object takes the
 // object with it, so the object's evaluation must do nothing. A non-static member becomes a free
 // function of its object (`__plain_Run(Cls &self, ...)`), its calls `obj.Run(a)` / `p->Run(a)`
@@ -2532,7 +2534,7 @@ llvm::json::Array Footprint::plainCallees() {
     struct Printed {
       const FunctionDecl *S;
       std::vector<Ref> Refs;
-      unsigned First, At;
+      unsigned First, At, Open;  // `Open`: how many of its namespaces are open at `At`
       std::set<std::tuple<unsigned, unsigned, std::string>> Opens;  // what makes the classes it names public
     };
     std::vector<Printed> Specs;
@@ -2547,7 +2549,7 @@ llvm::json::Array Footprint::plainCallees() {
       Why = "named where no reached body is (an initialiser, a type, code the kernels do not reach)";
     for (auto It = Instances[P].begin(); Why.empty() && It != Instances[P].end(); ++It) {
       const FunctionDecl *S = *It;
-      Printed Pr{S, {}, ~0u, ~0u, {}};
+      Printed Pr{S, {}, ~0u, ~0u, 0, {}};
       const FunctionDecl *Def = nullptr;
       auto *SM = dyn_cast<CXXMethodDecl>(S);
       if (!S->hasBody(Def)) {
@@ -2577,9 +2579,23 @@ llvm::json::Array Footprint::plainCallees() {
         if (Span && (!Within || Span->Begin < Within->Begin || Span->End > Within->End))
           Span = std::nullopt;
         auto *ME = dyn_cast_or_null<MemberExpr>(U.E);
-        const Decl *Top = U.In;
-        for (const DeclContext *DC = U.In->getDeclContext(); !DC->isTranslationUnit(); DC = DC->getParent())
-          Top = cast<Decl>(DC);
+        // before the declaration around the use that stands in the file's scope or directly in
+        // the innermost block of the template's own namespaces the use is in: the definition goes
+        // after the aliases that block's printed definitions declare (its caller's, when the
+        // caller was printed), with the namespaces not open there reopened
+        std::vector<const Decl *> Around{U.In};
+        for (const DeclContext *DC = U.In->getLexicalDeclContext(); !DC->isTranslationUnit();
+             DC = DC->getLexicalParent())
+          Around.push_back(cast<Decl>(DC));
+        unsigned Open = 0;
+        const Decl *Top = Around.back();
+        for (auto It = Around.rbegin(); It != Around.rend(); ++It, ++Open) {
+          auto *N = dyn_cast<NamespaceDecl>(*It);
+          if (!N || Open == Namespaces->size() || N->getName() != (*Namespaces)[Open]) {
+            Top = *It;
+            break;
+          }
+        }
         auto Begin = Main.offset(Top->getBeginLoc());
         std::optional<std::string> Then = "";
         if (Span && SM && SM->isInstance())
@@ -2603,7 +2619,8 @@ llvm::json::Array Footprint::plainCallees() {
         if (New)
           Pr.Refs.push_back({Span->Begin, Span->End, *Then});
         Pr.First = std::min(Pr.First, Span->Begin);
-        Pr.At = std::min(Pr.At, *Begin);
+        if (*Begin < Pr.At)
+          Pr.At = *Begin, Pr.Open = Open;
       }
       if (Why.empty() && Pr.Refs.empty())
         Why = "no reference";
@@ -2671,7 +2688,8 @@ llvm::json::Array Footprint::plainCallees() {
       Items.push_back(llvm::json::Object{{"name", Qualified},
                                          {"body", llvm::json::Array{Body->Begin, Body->End}},
                                          {"at", Pr.At},
-                                         {"namespaces", llvm::json::Array(*Namespaces)},
+                                         {"namespaces", llvm::json::Array(std::vector<std::string>(
+                                                            Namespaces->begin() + Pr.Open, Namespaces->end()))},
                                          {"uses", std::move(Refs)},
                                          {"opens", std::move(Opens)},
                                          {"text", Texts[K]}});

@@ -747,9 +747,9 @@ def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
 
 
 # two function templates naming one type, printed by two footprints: `second` becomes printable
-# once the file loses `dead` (a reduction), and goes after `first`'s printed block (its caller's
-# namespace is reopened after `use_first`'s). Two aliases of other types the second definition
-# must not use: one in another namespace before it, one after it
+# once the file loses `dead` (a reduction), and goes after `first`'s printed definition (its
+# caller stands in a later block of the namespace than `use_first`). Two aliases of `Vec<float,
+# 8>` the second definition must not use: one in another namespace before it, one after it
 REUSE = b"""#include <hip/hip_runtime.h>
 namespace lib {
 using Real = float;

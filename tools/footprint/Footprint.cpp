@@ -2619,8 +2619,10 @@ llvm::json::Array Footprint::plainCallees() {
         if (New)
           Pr.Refs.push_back({Span->Begin, Span->End, *Then});
         Pr.First = std::min(Pr.First, Span->Begin);
-        if (*Begin < Pr.At)
-          Pr.At = *Begin, Pr.Open = Open;
+        if (*Begin < Pr.At) {
+          Pr.At = *Begin;
+          Pr.Open = Open;
+        }
       }
       if (Why.empty() && Pr.Refs.empty())
         Why = "no reference";

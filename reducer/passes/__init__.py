@@ -56,7 +56,7 @@ REGISTRY: dict[str, Pass] = _registry(
 
 FIRST = ("comments", "blank", "unreached", "folded")
 MAIN = (
-    "unreached", "folded", "conditionals", "macros", "branches", "instantiate", "plain", "unused", "inline", "aliases",
+    "unreached", "folded", "instantiate", "plain", "conditionals", "macros", "branches", "unused", "inline", "aliases",
     "constants", "global-to-local",
     "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",

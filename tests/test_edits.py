@@ -8,6 +8,14 @@ def test_edits_apply_in_order_and_outer_wins():
     assert apply(b"abcdef", [Edit(1, 5), Edit(2, 3, b"Z")]) == b"af"
 
 
+def test_identical_edits_count_once_and_insertions_at_one_offset_keep_their_order():
+    # two items declaring one alias before their definitions, composed either way
+    alias, one, two = Edit(3, 3, b"A;"), Edit(3, 3, b"f;"), Edit(3, 3, b"g;")
+    assert apply(b"ns{}", [alias, one, alias, two]) == b"ns{A;f;g;}"
+    assert apply(b"ns{}", [alias, two, alias, one]) == b"ns{A;g;f;}"
+    assert apply(b"abc", [Edit(1, 2, b"X"), Edit(1, 2, b"X")]) == b"aXc"
+
+
 def test_overlapping_deletions_merge():
     assert apply(b"abcdef", [Edit(1, 3), Edit(2, 5)]) == b"af"
 

@@ -109,6 +109,11 @@ def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
     assert kernels(c, alone) == after
 
 
+def printed(definition) -> str:
+    """A printed definition as its item declares it: the footprint's aliases it names, then its text."""
+    return "".join(a.text + "\n" for a in definition.aliases) + definition.text
+
+
 def plain_step(values, text: bytes) -> bytes:
     """Every item of `plain` on `text` in one candidate, checked as the engine would before a test:
     within the pass's measure, no more parse errors."""
@@ -624,11 +629,11 @@ def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_who
     fp = values.footprint(kernel, kernel)
     assert fp is not None
     (run,) = fp.callees
-    whole = re.search(r"using (__plain_t\d+) = const (__plain_t\d+);", run.text)
-    assert whole and f"{whole[1]}{{}}.value()" in run.text and f"{whole[1]}().value()" in run.text
+    whole = re.search(r"using (__plain_t\d+) = const (__plain_t\d+);", printed(run))
+    assert whole and f"{whole[1]}{{}}.value()" in printed(run) and f"{whole[1]}().value()" in printed(run)
     # the kernel's alias of `Len<4>`, before it in the same namespace
-    assert f"using {whole[2]} = lib::Len<4>;" in kernel[:run.at].decode() and "const __plain_t" not in run.text.split("{", 1)[1]
-    assert f"static_assert({whole[2]}::size % 2 == 0, " in run.text and f" + {whole[2]}::size]" in run.text
+    assert f"using {whole[2]} = lib::Len<4>;" in kernel[:run.at].decode() and "const __plain_t" not in printed(run).split("{", 1)[1]
+    assert f"static_assert({whole[2]}::size % 2 == 0, " in printed(run) and f" + {whole[2]}::size]" in printed(run)
     callee = plain_step(values, kernel)
     assert b"__plain_run(c, in)" in callee
     before, after = kernels(c, CONSTARG), kernels(c, callee)
@@ -673,9 +678,9 @@ def test_a_vector_parameter_is_spelled_through_a_typedef_of_its_vector(tmp_path)
     fp = values.footprint(kernel, kernel)
     assert fp is not None
     (run,) = fp.callees
-    vectors = re.findall(r"typedef float (__plain_t\d+) __attribute__\(\(ext_vector_type\(4\)\)\);", run.text)
-    returned = re.search(r"(__plain_t\d+) __plain_run\(", run.text)
-    parameter = re.search(r"const (__plain_t\d+) &a, \1 \*b, const \1 c\)", run.text)
+    vectors = re.findall(r"typedef float (__plain_t\d+) __attribute__\(\(ext_vector_type\(4\)\)\);", printed(run))
+    returned = re.search(r"(__plain_t\d+) __plain_run\(", printed(run))
+    parameter = re.search(r"const (__plain_t\d+) &a, \1 \*b, const \1 c\)", printed(run))
     assert returned and parameter and {returned[1], parameter[1]} <= set(vectors)
     callee = plain_step(values, kernel)
     before, after = kernels(c, VECTORS), kernels(c, callee)
@@ -734,10 +739,10 @@ def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
     fp = values.footprint(kernel, kernel)
     assert fp is not None
     (run,) = fp.callees
-    head = run.text.split("__plain_run(")[0]
+    head = printed(run).split("__plain_run(")[0]
     assert "len" not in head and "decltype" not in head
-    assert re.search(r"using V = (typename )?lib::Vec<len>::type;", run.text) and "using W = decltype(i);" in run.text
-    assert re.search(r"using (__plain_t\d+) = lib::Vec<7>;", run.text) and "width" not in run.text
+    assert re.search(r"using V = (typename )?lib::Vec<len>::type;", printed(run)) and "using W = decltype(i);" in printed(run)
+    assert re.search(r"using (__plain_t\d+) = lib::Vec<7>;", printed(run)) and "width" not in printed(run)
     callee = plain_step(values, kernel)
     before, after = kernels(c, LOCALS), kernels(c, callee)
     for side in SIDES:
@@ -789,7 +794,7 @@ def test_a_later_footprint_reuses_the_aliases_an_earlier_one_printed(tmp_path):
     values = service(c, (REUSE_KERN,))
     fp = values.footprint(REUSE, REUSE)
     assert fp is not None and [x.name for x in fp.callees] == ["::lib::__plain_first"]
-    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", fp.callees[0].text)
+    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", printed(fp.callees[0]))
     once = plain_step(values, REUSE)
     reduced = once.replace(REUSE_DEAD, b"")
     assert len(reduced) == len(once) - len(REUSE_DEAD)
@@ -797,10 +802,10 @@ def test_a_later_footprint_reuses_the_aliases_an_earlier_one_printed(tmp_path):
     assert fp is not None
     (second,) = fp.callees
     assert second.name == "::lib::__plain_second" and second.at > reduced.index(b"__plain_first(")
-    declared = re.findall(r"using (__plain_t\d+) = ([^;]*);", second.text)
+    declared = re.findall(r"using (__plain_t\d+) = ([^;]*);", printed(second))
     (vec8,) = (name for name, _ in declared)
     assert [d for _, d in declared] == ["lib::Vec<float, 8>"] and vec8 not in (vec4, "__plain_t7", "__plain_t8")
-    assert f"const {vec4} &a, {vec8} b, {vec8} c)" in second.text
+    assert f"const {vec4} &a, {vec8} b, {vec8} c)" in printed(second)
     callee = plain_step(values, reduced)
     before, after = kernels(c, REUSE), kernels(c, callee)
     for side in SIDES:
@@ -839,10 +844,123 @@ def test_the_second_printed_specialization_reuses_the_first_ones_aliases(tmp_pat
     assert fp is not None
     one, two = sorted(fp.callees, key=lambda x: x.at)
     assert (one.name, two.name) == ("::lib::__plain_scaled_1", "::lib::__plain_scaled_2") and one.at < two.at
-    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", one.text)
-    (vec2,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 2>;", two.text)
-    assert len(re.findall(r"using __plain_t", two.text)) == 1 and f"(const {vec2} &a, const {vec4} &w)" in two.text
+    (vec4,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 4>;", printed(one))
+    (vec2,) = re.findall(r"using (__plain_t\d+) = lib::Vec<float, 2>;", printed(two))
+    # the second's alias of `Vec<float, 4>` is the first's, where the first goes: one declaration
+    assert [(a.name, a.at) for a in two.aliases] == [(vec4, one.at), (vec2, two.at)]
+    assert f"(const {vec2} &a, const {vec4} &w)" in two.text
+    (item,) = REGISTRY["plain"].enumerate(Source(TWO_PLACES, "cuda", values.bind(lambda probe, part=TWO_PLACES: part + probe)))
+    assert apply(TWO_PLACES, item).count(b"= lib::Vec<float, 4>;") == 1
     callee = plain_step(values, TWO_PLACES)
     before, after = kernels(c, TWO_PLACES), kernels(c, callee)
     for side in SIDES:
         assert after[side][REUSE_KERN] == before[side][REUSE_KERN]
+
+
+# three templates naming one type, each its own item: `f` and `g` go before `use1` (one offset),
+# `h` before `use2`; `g` and `h` name `Pair<Vec<float, 4>>`, an alias naming the other
+SIBLINGS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> struct Vec { T v[N]; };
+template <class A> struct Pair { A a, b; };
+template <int N> __device__ float f(const Vec<float, N>& a) { return a.v[0] * a.v[N - 1]; }
+template <int N> __device__ float g(const Pair<Vec<float, N>>& p) { return p.a.v[1] - p.b.v[N - 2]; }
+template <int N> __device__ float h(Vec<float, N> a, const Pair<Vec<float, N>>& p) { return a.v[2] + p.b.v[0]; }
+__device__ float use1(const float* in) {
+  Vec<float, 4> a{{in[0], in[1], in[2], in[3]}};
+  return f<4>(a) + g<4>(Pair<Vec<float, 4>>{a, a});
+}
+}
+namespace lib {
+__device__ float use2(const float* in) {
+  Vec<float, 4> a{{in[3], in[2], in[1], in[0]}};
+  return h<4>(a, Pair<Vec<float, 4>>{a, a});
+}
+}
+__global__ void __launch_bounds__(64) kern(float* out, const float* in) {
+  out[threadIdx.x] = lib::use1(in + threadIdx.x) - lib::use2(in + threadIdx.x);
+}
+"""
+
+
+def test_the_items_of_one_level_share_one_declaration_of_an_alias(tmp_path):
+    """Three items of one footprint name `Vec<float, 4>`, two of them `Pair<Vec<float, 4>>` too:
+    each alias is declared once, where the first definition naming it goes, and each item carries
+    the same edit for it; the items compile alone and together in either order (the insertions
+    at one offset keep their order: an alias after the one it names, before the definitions),
+    declaring each alias once, with the kernel's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (REUSE_KERN,))
+    fp = values.footprint(SIBLINGS, SIBLINGS)
+    assert fp is not None
+    f, g, h = sorted(fp.callees, key=lambda x: x.name)
+    assert [x.name for x in (f, g, h)] == ["::lib::__plain_f", "::lib::__plain_g", "::lib::__plain_h"]
+    assert f.at == g.at < h.at
+    (vec,) = f.aliases
+    assert re.fullmatch(r"using __plain_t\d+ = lib::Vec<float, 4>;", vec.text) and vec.at == f.at
+    pair = g.aliases[1]
+    assert g.aliases == h.aliases == (vec, pair) and pair.text == f"using {pair.name} = lib::Pair<{vec.name}>;"
+    assert f"(const {vec.name} &a)" in f.text and f"({vec.name} a, const {pair.name} &p)" in h.text
+    src = Source(SIBLINGS, "cuda", values.bind(lambda probe, part=SIBLINGS: part + probe))
+    items = REGISTRY["plain"].enumerate(src)
+    assert len(items) == 3
+    before = kernels(c, SIBLINGS)
+    for chunk in ([items[0]], [items[1]], [items[2]], items, items[::-1]):
+        candidate = apply(SIBLINGS, [e for i in chunk for e in i])
+        assert candidate.count(b"= lib::Vec<float, 4>;") == 1 and candidate.count(b"= lib::Pair<") == (chunk != [items[0]])
+        after = kernels(c, candidate)
+        for side in SIDES:
+            assert after[side][REUSE_KERN] == before[side][REUSE_KERN]
+
+
+# a kernel template in an unnamed namespace nested in the library's, naming a type of the
+# library and one of its own namespace; its callee is in the library's namespace
+NESTED = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> struct Vec { T v[N]; };
+template <int N> __device__ float use(const Vec<float, N>& a) { return a.v[0] * a.v[N - 1]; }
+namespace dev { namespace {
+struct Tag { int k; };
+template <class T> struct Box { T t; };
+template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* in) {
+  Vec<T, N> a{};
+  Box<Tag> b{};
+  a.v[0] = in[0] + b.t.k;
+  out[threadIdx.x] = use<N>(a);
+}
+}}
+}
+template <class T> struct Launcher {
+  static void run(T* out, const T* in) { lib::dev::kern<T, 4><<<1, 64>>>(out, in); }
+};
+template struct Launcher<float>;
+"""
+NESTED_KERN = "_ZN3lib3dev12_GLOBAL__N_14kernIfLi4EEEvPT_PKS3_"
+
+
+def test_a_plain_kernels_aliases_are_seen_by_its_callees_in_an_enclosing_namespace(tmp_path):
+    """The plain kernel goes at the end of the file in `lib::dev` and an unnamed namespace; its
+    aliases stand before, at file scope (a type of the unnamed namespace spelled `lib::dev::Tag`),
+    so the next footprint's callee, in `lib`, names `Vec<float, 4>` through the kernel's alias and
+    declares none; each step compiles with the template's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (NESTED_KERN,))
+    fp = values.footprint(NESTED, NESTED)
+    assert fp is not None
+    (kern,) = fp.plain
+    assert kern.namespaces == ("lib", "dev", "")
+    vec, box = kern.aliases
+    assert vec.text == f"using {vec.name} = lib::Vec<float, 4>;" and box.text == f"using {box.name} = lib::dev::Box<lib::dev::Tag>;"
+    assert vec.at == box.at == len(NESTED) and vec.namespaces == box.namespaces == ()
+    kernel = plain_step(values, NESTED)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (use,) = fp.callees
+    assert use.name == "::lib::__plain_use" and use.aliases == () and f"(const {vec.name} &a)" in use.text
+    callee = plain_step(values, kernel)
+    before = kernels(c, NESTED)
+    for text in (kernel, callee):
+        after = kernels(c, text)
+        for side in SIDES:
+            (name,) = after[side]
+            assert base_name(name) == "kern" and after[side][name] == before[side][NESTED_KERN]

@@ -22,7 +22,11 @@ through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`. A fr
 loses the class's private access: the item also makes public the members of each class its body
 names that are not (`private:` / `protected:` -> `public:`, a `class`'s default access too), when
 the file spells that class; access decides no code, and the candidate is tested anyway. Two items
-opening one class make the same edits, which `apply` keeps once when they compose.
+opening one class make the same edits, which `apply` keeps once when they compose. So do the
+printed definitions' aliases (`using __plain_t5 = ...;`, the footprint's `aliases`): each is
+declared once, where the first definition naming it goes, in the namespaces open there (a plain
+kernel's at file scope, where its callees in the library's namespace see them), and every item
+naming it carries that same edit: the items of one level share it, alone or together.
 
 A footprint gives one level of the call graph: the printed callee is plain code that the next
 footprint follows. Level 0 is the chain, one item: a footprint's items applied, the footprint of
@@ -46,7 +50,7 @@ from itertools import chain
 from tree_sitter import Node
 
 from ..text.edits import Edit, Item, apply
-from ..text.footprint import Footprint
+from ..text.footprint import Alias, Footprint
 from ..text.source import Source
 from .base import Pass
 
@@ -132,13 +136,15 @@ def _level(fp: Footprint, end: int) -> list[Item]:
     template with every printed form of it."""
     items: list[Item] = []
     for p in fp.plain:
-        items.append((Edit(p.body[0], p.body[1], b";"), Edit(end, end, _within(p.namespaces, p.text))))
+        items.append((Edit(p.body[0], p.body[1], b";"), *_declaring(p.aliases),
+                      Edit(end, end, _within(p.namespaces, p.text))))
     # a template reached with several argument lists comes as one callee each, sharing its
     # body: one item prints them all, or the template loses a body some caller still needs
     by_body: dict[tuple[int, int], list[Edit]] = {}
     for c in fp.callees:
         by_body.setdefault(c.body, [Edit(c.body[0], c.body[1], b";")]).extend(
-            (Edit(c.at, c.at, _within(c.namespaces, c.text)), *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
+            (*_declaring(c.aliases), Edit(c.at, c.at, _within(c.namespaces, c.text)),
+             *(Edit(b, e, t.encode()) for b, e, t in c.uses)))
     # the classes a member's body names that are not public, opened by its item: each edit
     # once an item; two items opening one class make the same edit, which edits.apply keeps once
     opens: dict[tuple[int, int], set[Edit]] = {}
@@ -146,6 +152,15 @@ def _level(fp: Footprint, end: int) -> list[Item]:
         opens.setdefault(c.body, set()).update(Edit(b, e, t.encode()) for b, e, t in c.opens)
     items.extend((*edits, *sorted(opens[body])) for body, edits in by_body.items())
     return items
+
+
+def _declaring(aliases: tuple[Alias, ...]) -> tuple[Edit, ...]:
+    """The edits that declare a definition's aliases, in their order, each before it: the same
+    edit in every item that names the alias (siblings of a level share one declaration), which
+    `apply` keeps once; at one offset, in the order of the items, each of which lists an alias
+    after those it names and before its definition."""
+    return tuple(Edit(a.at, a.at, f"{''.join(f'namespace {n} {{ ' for n in a.namespaces)}{a.text}"
+                                   f"{'}' * len(a.namespaces)}\n".encode()) for a in aliases)
 
 
 def _replacing(text: bytes, new: bytes) -> Item:

@@ -24,13 +24,15 @@ _CLOSERS = b")]}>;"
 def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
     """Apply edits in position order, then repair list separators where something was deleted.
 
-    A deletion overlapping earlier edits is merged with them; an edit inside an already-edited
+    Identical edits count once (items compose by union: two items opening one class, or
+    declaring one alias, make the same edit); insertions at one offset keep their order. A
+    deletion overlapping earlier edits is merged with them; an edit inside an already-edited
     range is dropped (an outer edit wins over a nested one).
     """
     out = bytearray()
     junctions: list[int] = []
     pos = 0
-    for start, end, replacement in sorted(edits, key=lambda e: (e.start, -e.end)):
+    for start, end, replacement in sorted(dict.fromkeys(edits), key=lambda e: (e.start, -e.end)):
         if start < pos:
             if end <= pos or replacement:
                 continue

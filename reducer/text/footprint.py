@@ -89,17 +89,33 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Alias:
+    """A `__plain_tN` alias the printed definitions of one footprint declare (`text`, `using
+    __plain_t5 = ...;`), once for all of them: at offset `at`, where the first of them goes,
+    inside `namespaces` (those not open there, to reopen; usually none: it stands in the
+    namespaces open there, where whatever is printed later in an enclosing namespace sees it).
+    Every definition naming it carries it, and two items carrying it make the same edit, which
+    edits.apply keeps once."""
+
+    name: str
+    at: int
+    namespaces: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class Plain:
     """A target kernel instantiated from a template, as the plain definition clang printed for its
-    one argument list: `text`, to stand at the end of the file inside `namespaces`; [body) is the
-    template's body, which the candidate replaces by `;` so the instantiation is emitted no more
-    while its launcher still names it."""
+    one argument list: `text`, to stand at the end of the file inside `namespaces`, after the
+    `aliases` it names; [body) is the template's body, which the candidate replaces by `;` so
+    the instantiation is emitted no more while its launcher still names it."""
 
     kernel: str
     name: str
     body: tuple[int, int]
     namespaces: tuple[str, ...]
     text: str
+    aliases: tuple[Alias, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,7 +131,8 @@ class Callee:
     reached with several argument lists gives one callee each, with the same `body`. `opens`:
     the edits that make public the members of the classes its body names that are not
     (`private:` -> `public:`), each [begin, end) with its replacement; two callees opening one
-    class give the same edits."""
+    class give the same edits. `aliases`: those of the footprint's aliases it names, with the
+    ones they name, in the order to declare them."""
 
     name: str
     body: tuple[int, int]
@@ -124,6 +141,7 @@ class Callee:
     uses: tuple[tuple[int, int, str], ...]
     text: str
     opens: tuple[tuple[int, int, str], ...] = ()
+    aliases: tuple[Alias, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,17 +182,21 @@ def parse(output: str, text: bytes) -> Footprint | None:
                                  tuple(c["then"]) if c["then"] else None, tuple(c["else"]) if c["else"] else None,
                                  c["init"])
                        for c in data["conditions"])
-    plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"])
+    aliases = {a["name"]: Alias(a["name"], a["at"], tuple(a["namespaces"]), a["text"]) for a in data.get("aliases", ())}
+    plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"],
+                        tuple(aliases[n] for n in p.get("aliases", ())))
                   for p in data.get("plain", ()))
     idle = tuple((b, e) for b, e in data.get("idle", ()))
     callees = tuple(Callee(c["name"], (c["body"][0], c["body"][1]), c["at"], tuple(c["namespaces"]),
                            tuple((b, e, t) for b, e, t in c["uses"]), c["text"],
-                           tuple((b, e, t) for b, e, t in c.get("opens", ())))
+                           tuple((b, e, t) for b, e, t in c.get("opens", ())),
+                           tuple(aliases[n] for n in c.get("aliases", ())))
                     for c in data.get("callees", ()))
     spans = (*(p.body for p in plain), *idle, *(c.body for c in callees),
              *(u[:2] for c in callees for u in (*c.uses, *c.opens)))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
-            or any(not 0 <= b < e <= len(text) for b, e in spans) or any(not 0 <= c.at <= len(text) for c in callees):
+            or any(not 0 <= b < e <= len(text) for b, e in spans) \
+            or any(not 0 <= at <= len(text) for at in (*(c.at for c in callees), *(a.at for a in aliases.values()))):
         return None
     kept = tuple((k["name"], k["why"]) for k in data.get("kept", ()))
     return Footprint(tuple(data["kernels"]), entries, conditions, plain, idle, callees, kept)  # type: ignore[arg-type]

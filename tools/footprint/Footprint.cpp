@@ -7,13 +7,16 @@
 //
 //   {"size": N, "kernels": [...], "entries": [{"begin", "end", "kind", "name", "parent",
 //    "reached"}...], "conditions": [{"kind", "value", "begin", "end", "cond", "then", "else",
-//    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "text"}...],
-//    "callees": [{"name", "body", "at", "namespaces", "uses", "opens", "text"}...], "idle": [[begin, end]...]}
+//    "init"}...], "plain": [{"kernel", "name", "body", "namespaces", "aliases", "text"}...],
+//    "callees": [{"name", "body", "at", "namespaces", "uses", "opens", "aliases", "text"}...],
+//    "aliases": [{"name", "at", "namespaces", "text"}...], "idle": [[begin, end]...]}
 //
 // `idle`: the explicit instantiations that make no kept kernel exist (their kernel is plain, or
 // another's), which are then no roots. `plain`: each target kernel instantiated from a template, printed as a plain definition (see
 // "plain kernels" below). `callees`: the function templates a plain kernel's code calls with one
-// argument list, printed the same way under a fresh name. A kernel asked for by a mangled name that no kernel has any more is
+// argument list, printed the same way under a fresh name. `aliases`: the `__plain_tN` aliases
+// these definitions declare, each once for all of them (each definition lists those it names).
+// A kernel asked for by a mangled name that no kernel has any more is
 // followed by its base name, as the oracle follows a renamed target.
 //
 // An entry is a declaration spelled in the main file (at namespace scope or as a class member)
@@ -239,6 +242,62 @@ class Footprint;
 // (`const` included: `using __plain_t9 = const __plain_t8;` is not `__plain_t8`).
 using AliasesByType = llvm::DenseMap<QualType, std::string>;
 
+// Where a printed definition goes: at offset `At`, inside `Namespaces`, the first `Open` of
+// which are open there (the others it reopens).
+struct Place {
+  unsigned At;
+  std::vector<std::string> Namespaces;
+  unsigned Open;
+};
+
+// The aliases the definitions of one footprint declare, each declared once for all of them
+// (`"aliases"` in the JSON): where its first definition goes, in the namespaces open there (the
+// outermost it can stand in, so that whatever is printed later in an enclosing namespace, a
+// plain kernel's callees, sees it), deeper only when an alias it names is. Every item using one
+// carries the same edit, which edits.apply keeps once: the siblings of a level share it.
+struct LevelAlias {
+  QualType Type;  // canonical
+  std::string Name, Text;
+  Place Where;  // `Where.Namespaces`: the ones it is declared in
+};
+struct LevelAliases {
+  std::vector<LevelAlias> All;  // in the order declared: an alias after those it names
+  std::map<std::string, unsigned> ByName;
+  llvm::DenseMap<QualType, std::vector<unsigned>> ByType;
+  // the one of `T` a definition going at `Here` sees: declared at or before its offset (at the
+  // same offset, its edit comes first in every item that uses both), in its namespaces or
+  // enclosing ones
+  std::optional<unsigned> visible(QualType T, const Place &Here) const {
+    auto It = ByType.find(T);
+    if (It != ByType.end())
+      for (unsigned I : It->second) {
+        const Place &W = All[I].Where;
+        if (W.At <= Here.At && W.Namespaces.size() <= Here.Namespaces.size() &&
+            std::equal(W.Namespaces.begin(), W.Namespaces.end(), Here.Namespaces.begin()))
+          return I;
+      }
+    return std::nullopt;
+  }
+  void add(LevelAlias A) {
+    ByName[A.Name] = All.size();
+    ByType[A.Type].push_back(All.size());
+    All.push_back(std::move(A));
+  }
+};
+
+// The `__plain_tN` names in `Text`.
+static std::vector<std::string> aliasNames(StringRef Text) {
+  std::vector<std::string> Out;
+  for (size_t At = Text.find("__plain_t"); At != StringRef::npos; At = Text.find("__plain_t", At + 1)) {
+    size_t End = At + 9;
+    while (End < Text.size() && isDigit(Text[End]))
+      ++End;
+    if (End > At + 9 && (End == Text.size() || !(isAlphanumeric(Text[End]) || Text[End] == '_')))
+      Out.push_back(Text.substr(At, End - At).str());
+  }
+  return Out;
+}
+
 // Collects the declarations a piece of code names. It walks one declaration (`Top`) and stops
 // at the declarations nested in it that are walked on their own (classes, templates), which it
 // only hands over; a lambda's class belongs to the code around it and is walked in place.
@@ -364,6 +423,13 @@ private:
   std::vector<FileAlias> Aliases;  // the file's `__plain_tN` at namespace scope, in its order
   void fileAliases();
   AliasesByType visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const;
+  LevelAliases Level;  // the aliases this footprint's definitions declare
+  llvm::json::Array levelAliasNames(const std::vector<unsigned> &Indices) const {
+    llvm::json::Array Out;
+    for (unsigned I : Indices)
+      Out.push_back(Level.All[I].Name);
+    return Out;
+  }
 
   ASTContext &Ctx;
   MainFile Main;
@@ -1368,9 +1434,12 @@ public:
   // `Next`: the number of the next alias, shared by the definitions of one run and above any
   // the file already has, so that two of them never declare one name. `Visible`: the aliases
   // the file already declares where the definition goes, used instead of declaring new ones
-  // (each footprint of a chain would otherwise declare its own for the same types)
-  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, AliasesByType Visible)
-      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible)) {}
+  // (each footprint of a chain would otherwise declare its own for the same types). `Level`:
+  // the aliases this footprint's definitions declare, which this one uses where it sees them
+  // and adds to; `Here`: where it goes.
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, AliasesByType Visible, LevelAliases &Level,
+            Place Here)
+      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible)), Level(Level), Here(std::move(Here)) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
   // (unless it is dependent and names a local: then as printed, where it stands)
   std::string spell(QualType T) {
@@ -1395,15 +1464,15 @@ public:
     if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
       std::string Element = spell(V->getElementType());
       std::string Name = fresh(T, S);
-      Declarations += "typedef " + Element + " " + Name + " __attribute__((ext_vector_type(" +
-                      std::to_string(V->getNumElements()) + ")));\n";
+      declare(T, Name, "typedef " + Element + " " + Name + " __attribute__((ext_vector_type(" +
+                           std::to_string(V->getNumElements()) + ")));");
       return Name;
     }
     if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
       return spell(C);
     std::string Definition = Decomposed.value_or(S);
     std::string Name = fresh(T, S);
-    Declarations += "using " + Name + " = " + Definition + ";\n";
+    declare(T, Name, "using " + Name + " = " + Definition + ";");
     return Name;
   }
   // `Spelled` (a type as `spell` or `printType` wrote it) as one name, for a functional cast
@@ -1419,14 +1488,22 @@ public:
     auto [It, New] = Whole.insert({Spelled, ""});
     if (New) {
       It->second = "__plain_t" + std::to_string(Next++);
-      if (!T->isDependentType())
-        Declared[Ctx.getCanonicalType(T)] = ByType[Ctx.getCanonicalType(T)] = It->second;
-      Declarations += "using " + It->second + " = " + Spelled + ";\n";
+      declare(T, It->second, "using " + It->second + " = " + Spelled + ";");
     }
     return It->second;
   }
+  // the aliases that stand in the definition's own text: a dependent type's (a generic
+  // lambda's, as written), and one that names such an alias
   std::string Declarations;
-  AliasesByType Declared;  // the aliases `Declarations` declares, by canonical type
+  // the level's aliases the definition names, with those they name, in the order declared
+  std::vector<unsigned> levelAliases() const {
+    std::set<unsigned> Out(Uses.begin(), Uses.end());
+    for (auto It = Out.rbegin(); It != Out.rend(); ++It)
+      for (const std::string &N : aliasNames(Level.All[*It].Text))
+        if (auto D = Level.ByName.find(N); D != Level.ByName.end() && D->second != *It)
+          Out.insert(D->second);  // declared before: a smaller index, still ahead of the reverse walk
+    return {Out.begin(), Out.end()};
+  }
 
 private:
   // The alias of `T`'s canonical type this definition has or sees, if any: two spellings of one
@@ -1436,15 +1513,42 @@ private:
     if (T->isDependentType())
       return std::nullopt;
     auto It = ByType.find(Ctx.getCanonicalType(T));
-    return It == ByType.end() ? std::nullopt : std::optional<std::string>(It->second);
+    if (It != ByType.end())
+      return It->second;
+    if (auto I = Level.visible(Ctx.getCanonicalType(T), Here)) {
+      Uses.insert(*I);
+      return Level.All[*I].Name;
+    }
+    return std::nullopt;
   }
   // A new alias's name for `T`, spelled `S`.
   std::string fresh(QualType T, const std::string &S) {
     std::string Name = "__plain_t" + std::to_string(Next++);
     ByText[S] = Name;
-    if (!T->isDependentType())
-      Declared[Ctx.getCanonicalType(T)] = ByType[Ctx.getCanonicalType(T)] = Name;
     return Name;
+  }
+  // Declares alias `Name` of `T`: one of the level's, in the namespaces open where the
+  // definition goes or the deepest of those of the level's aliases it names; in the
+  // definition's own text when `T` is dependent or `Declaration` names an alias declared there.
+  void declare(QualType T, const std::string &Name, const std::string &Declaration) {
+    std::vector<std::string> Within(Here.Namespaces.begin(), Here.Namespaces.begin() + Here.Open);
+    bool Own = T->isDependentType();
+    for (const std::string &N : aliasNames(Declaration)) {
+      if (N == Name)
+        continue;
+      Own |= Local.count(N) > 0;
+      if (auto D = Level.ByName.find(N); D != Level.ByName.end() && Level.All[D->second].Where.Namespaces.size() > Within.size())
+        Within = Level.All[D->second].Where.Namespaces;
+    }
+    if (Own) {
+      Declarations += Declaration + "\n";
+      Local.insert(Name);
+      if (!T->isDependentType())
+        ByType[Ctx.getCanonicalType(T)] = Name;
+      return;
+    }
+    Uses.insert(Level.All.size());
+    Level.add({Ctx.getCanonicalType(T), Name, Declaration, Place{Here.At, std::move(Within), Here.Open}});
   }
 
   // A pointer or a reference to a (const) type, as its pointee's spelling: a static member's
@@ -1559,7 +1663,11 @@ private:
   ASTContext &Ctx;
   PrintingPolicy Policy;
   unsigned &Next;
-  AliasesByType ByType;  // by canonical type: the file's visible aliases, then this definition's
+  AliasesByType ByType;  // by canonical type: the file's visible aliases, then this definition's own
+  LevelAliases &Level;
+  Place Here;
+  std::set<unsigned> Uses;  // the level's aliases it names
+  std::set<std::string> Local;  // the aliases `Declarations` declares
   std::map<std::string, std::string> ByText;  // a dependent type's, by its spelling
   std::map<std::string, std::string> Whole;  // `named`'s aliases, by the spelling they stand for
 };
@@ -2039,11 +2147,15 @@ static std::optional<std::string> kernelAttributes(ASTContext &Ctx, const Functi
   return Out;
 }
 
+// Types fully qualified, so that an alias means the same in any namespace; a name in an unnamed
+// namespace without it (`lib::dev::Tag`, which qualified lookup finds through the namespace's
+// implicit using-directive, where `lib::dev::(anonymous namespace)::Tag` names nothing).
 static PrintingPolicy plainPolicy(ASTContext &Ctx) {
   PrintingPolicy Policy = Ctx.getPrintingPolicy();
   Policy.AnonymousTagLocations = false;
   Policy.SuppressImplicitBase = true;
   Policy.FullyQualifiedName = true;
+  Policy.SuppressUnwrittenScope = true;
   return Policy;
 }
 
@@ -2103,33 +2215,33 @@ static bool printable(const FunctionDecl *FD) {
                                  [](const ParmVarDecl *P) { return P->isParameterPack(); });
 }
 
+// A printed definition: its text, and the level's aliases it names (`LevelAliases`).
+struct Definition {
+  std::string Text;
+  std::vector<unsigned> Aliases;
+};
+
 // The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
 // print: not an instantiation, a parameter pack, an attribute whose value is unknown.
-static std::optional<std::string> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next,
-                                                  AliasesByType Visible) {
+static std::optional<Definition> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next,
+                                                 AliasesByType Visible, LevelAliases &Level, const Place &Here) {
   if (!printable(FD) || !FD->getReturnType()->isVoidType())
     return std::nullopt;
   auto Attributes = kernelAttributes(Ctx, FD);
   if (!Attributes)
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next, std::move(Visible));
+  TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
   // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
   // `inline` keeps it, where a plain definition would make them internal and change the code
   std::string Head = (FD->isExternallyVisible() ? "inline " : "") + *Attributes + " void ";
   std::string Rest = plainRest(Ctx, FD, FD->getName(), Names, Policy, nullptr);
-  return Names.Declarations + Head + Rest;
+  return Definition{Names.Declarations + Head + Rest, Names.levelAliases()};
 }
 
-// The plain definition, named `Name`, of `FD`: a function template's instantiation on a plain
-// kernel's call path, a free function or a static member (then a free function too). The same
-// repairs as a kernel's, and its own attributes that decide the code (`__device__`, inlining).
-static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name,
-                                                   unsigned &Next, AliasesByType Visible, AliasesByType &Declared) {
-  if (!printable(FD))
-    return std::nullopt;
-  PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next, std::move(Visible));
+// The return type a callee's plain definition declares: what `auto` deduced, as a type; null
+// when it is left undeduced.
+static QualType calleeReturnType(const FunctionDecl *FD) {
   QualType R = FD->getReturnType();
   if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
     R = A->getDeducedType();
@@ -2137,8 +2249,22 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
   // `Tuple<decltype(zs)...>`, names of the template or a lambda's parameters): the type itself
   if (R->getContainedDeducedType() && !R.getCanonicalType()->getContainedDeducedType())
     R = R.getCanonicalType();
-  if (R->getContainedDeducedType())
-    return std::nullopt;
+  return R->getContainedDeducedType() ? QualType() : R;
+}
+
+// Whether `calleeDefinition` prints `FD`: decided before anything is printed, since the
+// definitions of a level share the aliases each declares.
+static bool calleePrintable(const FunctionDecl *FD) { return printable(FD) && !calleeReturnType(FD).isNull(); }
+
+// The plain definition, named `Name`, of `FD` (`calleePrintable`): a function template's
+// instantiation on a plain kernel's call path, a free function or a static member (then a free
+// function too). The same repairs as a kernel's, and its own attributes that decide the code
+// (`__device__`, inlining).
+static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, unsigned &Next,
+                                   AliasesByType Visible, LevelAliases &Level, const Place &Here) {
+  PrintingPolicy Policy = plainPolicy(Ctx);
+  TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
+  QualType R = calleeReturnType(FD);
   // an instantiation whose types are not literal is constexpr in name only (CK's
   // `BlockwiseGemmXdlops_..._Selector()`); a plain function so declared does not compile
   bool Constexpr = FD->isConstexpr() && R->isLiteralType(Ctx) &&
@@ -2169,8 +2295,7 @@ static std::optional<std::string> calleeDefinition(ASTContext &Ctx, const Functi
       Self += "_";
   }
   std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self);
-  Declared = std::move(Names.Declared);
-  return Names.Declarations + Head + Rest;
+  return Definition{Names.Declarations + Head + Rest, Names.levelAliases()};
 }
 
 // What a free function could not do that a member does. Name a member of a class that is not
@@ -2362,14 +2487,16 @@ llvm::json::Array Footprint::plainKernels() {
     auto Namespaces = namespacesOf(K->getDeclContext());
     if (!Span || !Namespaces)
       continue;
-    auto Text = plainDefinition(Ctx, K, NextAlias, visibleAliases(Main.size(), *Namespaces));
-    if (!Text)
+    auto Printed = plainDefinition(Ctx, K, NextAlias, visibleAliases(Main.size(), *Namespaces), Level,
+                                   Place{Main.size(), *Namespaces, 0});
+    if (!Printed)
       continue;
     Out.push_back(llvm::json::Object{{"kernel", ASTNameGenerator(Ctx).getName(K)},
                                      {"name", K->getName()},
                                      {"body", llvm::json::Array{Span->Begin, Span->End}},
                                      {"namespaces", llvm::json::Array(*Namespaces)},
-                                     {"text", *Text}});
+                                     {"aliases", levelAliasNames(Printed->Aliases)},
+                                     {"text", Printed->Text}});
   }
   return Out;
 }
@@ -2498,7 +2625,28 @@ llvm::json::Array Footprint::plainCallees() {
   std::sort(Patterns.begin(), Patterns.end());
   Mentions Named(Called);
   Named.TraverseDecl(Ctx.getTranslationUnitDecl());
-  llvm::json::Array Out;
+  // each specialization: every reference to it, in plain code and written in the file, with
+  // what follows the fresh name (a non-static member's call: `(object, `), and where its
+  // definition goes (before its callers, after the template, so after all it names)
+  struct Ref {
+    unsigned Begin, End;
+    std::string Then;
+  };
+  struct Printed {
+    const FunctionDecl *S;
+    std::vector<Ref> Refs;
+    unsigned First, At, Open;  // `Open`: how many of its namespaces are open at `At`
+    std::set<std::tuple<unsigned, unsigned, std::string>> Opens;  // what makes the classes it names public
+    std::string Fresh;  // its fresh name
+    Definition Text;
+  };
+  // a template whose specializations are printed: one item
+  struct Template {
+    std::pair<unsigned, unsigned> Body;
+    std::vector<std::string> Namespaces;
+    std::vector<Printed> Specs;
+  };
+  std::vector<Template> Templates;
   std::set<std::string> Taken;
   for (auto [Offset, P] : Patterns) {
     // why a template plain code calls stays one (`kept`, for whoever measures where the chain stops)
@@ -2524,19 +2672,6 @@ llvm::json::Array Footprint::plainCallees() {
       keep("not in named namespaces");
       continue;
     }
-    // each specialization: every reference to it, in plain code and written in the file, with
-    // what follows the fresh name (a non-static member's call: `(object, `), and where its
-    // definition goes (before its callers, after the template, so after all it names)
-    struct Ref {
-      unsigned Begin, End;
-      std::string Then;
-    };
-    struct Printed {
-      const FunctionDecl *S;
-      std::vector<Ref> Refs;
-      unsigned First, At, Open;  // `Open`: how many of its namespaces are open at `At`
-      std::set<std::tuple<unsigned, unsigned, std::string>> Opens;  // what makes the classes it names public
-    };
     std::vector<Printed> Specs;
     std::map<unsigned, const FunctionDecl *> Owner;  // a reference's begin -> its specialization
     std::string Why;
@@ -2549,7 +2684,7 @@ llvm::json::Array Footprint::plainCallees() {
       Why = "named where no reached body is (an initialiser, a type, code the kernels do not reach)";
     for (auto It = Instances[P].begin(); Why.empty() && It != Instances[P].end(); ++It) {
       const FunctionDecl *S = *It;
-      Printed Pr{S, {}, ~0u, ~0u, 0, {}};
+      Printed Pr{S, {}, ~0u, ~0u, 0, {}, "", {}};
       const FunctionDecl *Def = nullptr;
       auto *SM = dyn_cast<CXXMethodDecl>(S);
       if (!S->hasBody(Def)) {
@@ -2636,73 +2771,64 @@ llvm::json::Array Footprint::plainCallees() {
       keep(Why);
       continue;
     }
-    bool Ok = true;
+    if (std::any_of(Specs.begin(), Specs.end(), [](const Printed &Pr) {
+          const FunctionDecl *Def = nullptr;
+          return !Pr.S->hasBody(Def) || !calleePrintable(Def);
+        })) {
+      keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
+      continue;
+    }
     // several argument lists: a fresh name each, numbered in the order of their first reference
     std::sort(Specs.begin(), Specs.end(), [](const Printed &A, const Printed &B) { return A.First < B.First; });
-    std::vector<llvm::json::Object> Items;
-    unsigned Alias = NextAlias;
-    std::set<std::string> Names;
-    std::vector<std::string> Fresh;
     for (unsigned K = 0; K < Specs.size(); ++K) {
       std::string Base = "__plain_" + P->getName().str() + (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
       std::string Name = Base;
-      for (unsigned N = 1; Main.contains(Name) || Taken.count(Name) || Names.count(Name); ++N)
+      for (unsigned N = 1; Main.contains(Name) || Taken.count(Name); ++N)
         Name = Base + std::to_string(N);
-      Names.insert(Name);
-      Fresh.push_back(Name);
+      Taken.insert(Name);
+      Specs[K].Fresh = Name;
     }
-    // printed in the order of where they go: one item puts them all, so a definition that goes
-    // after another (in the same namespaces) names the types that one aliased through its aliases
-    std::vector<unsigned> Order(Specs.size());
-    for (unsigned K = 0; K < Specs.size(); ++K)
-      Order[K] = K;
-    std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) { return Specs[A].At < Specs[B].At; });
-    std::vector<std::string> Texts(Specs.size());
-    std::vector<std::pair<unsigned, AliasesByType>> Earlier;  // where a definition goes, the aliases it declares
-    for (unsigned K : Order) {
-      const FunctionDecl *Def = nullptr;
-      AliasesByType Visible = visibleAliases(Specs[K].At, *Namespaces), Declared;
-      for (auto &[At, Before] : Earlier)
-        if (At < Specs[K].At)
-          for (auto &[T, N] : Before)
-            Visible.try_emplace(T, N);
-      auto Text = Specs[K].S->hasBody(Def) ? calleeDefinition(Ctx, Def, Fresh[K], Alias, std::move(Visible), Declared)
-                                           : std::nullopt;
-      if (!Text) {
-        keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
-        Ok = false;
-        break;
-      }
-      Texts[K] = std::move(*Text);
-      Earlier.push_back({Specs[K].At, std::move(Declared)});
-    }
-    for (unsigned K = 0; K < Specs.size() && Ok; ++K) {
-      Printed &Pr = Specs[K];
+    Templates.push_back({{Body->Begin, Body->End}, *Namespaces, std::move(Specs)});
+  }
+  // printed in the order of where they go, so that a definition names the types one before it
+  // (in its namespaces or enclosing ones) aliased through that one's aliases: within one item,
+  // or shared by several items, each of which declares them (`LevelAliases`)
+  std::vector<std::pair<unsigned, unsigned>> Order;
+  for (unsigned T = 0; T < Templates.size(); ++T)
+    for (unsigned K = 0; K < Templates[T].Specs.size(); ++K)
+      Order.push_back({T, K});
+  std::stable_sort(Order.begin(), Order.end(), [&](auto A, auto B) {
+    return Templates[A.first].Specs[A.second].At < Templates[B.first].Specs[B.second].At;
+  });
+  for (auto [T, K] : Order) {
+    Printed &Pr = Templates[T].Specs[K];
+    const FunctionDecl *Def = nullptr;
+    Pr.S->hasBody(Def);
+    Pr.Text = calleeDefinition(Ctx, Def, Pr.Fresh, NextAlias, visibleAliases(Pr.At, Templates[T].Namespaces), Level,
+                               Place{Pr.At, Templates[T].Namespaces, Pr.Open});
+  }
+  llvm::json::Array Out;
+  for (const Template &T : Templates)
+    for (const Printed &Pr : T.Specs) {
       std::string Qualified;
-      for (const auto &N : *Namespaces)
+      for (const auto &N : T.Namespaces)
         Qualified += "::" + N;
-      Qualified += "::" + Fresh[K];
+      Qualified += "::" + Pr.Fresh;
       llvm::json::Array Refs, Opens;
       for (const Ref &R : Pr.Refs)
         Refs.push_back(llvm::json::Array{R.Begin, R.End, Qualified + R.Then});
-      for (auto &[B, E, T] : Pr.Opens)
-        Opens.push_back(llvm::json::Array{B, E, T});
-      Items.push_back(llvm::json::Object{{"name", Qualified},
-                                         {"body", llvm::json::Array{Body->Begin, Body->End}},
-                                         {"at", Pr.At},
-                                         {"namespaces", llvm::json::Array(std::vector<std::string>(
-                                                            Namespaces->begin() + Pr.Open, Namespaces->end()))},
-                                         {"uses", std::move(Refs)},
-                                         {"opens", std::move(Opens)},
-                                         {"text", Texts[K]}});
+      for (auto &[B, E, Text] : Pr.Opens)
+        Opens.push_back(llvm::json::Array{B, E, Text});
+      Out.push_back(llvm::json::Object{
+          {"name", Qualified},
+          {"body", llvm::json::Array{T.Body.first, T.Body.second}},
+          {"at", Pr.At},
+          {"namespaces", llvm::json::Array(std::vector<std::string>(T.Namespaces.begin() + Pr.Open, T.Namespaces.end()))},
+          {"uses", std::move(Refs)},
+          {"opens", std::move(Opens)},
+          {"aliases", levelAliasNames(Pr.Text.Aliases)},
+          {"text", Pr.Text.Text}});
     }
-    if (!Ok)
-      continue;
-    NextAlias = Alias;
-    Taken.insert(Names.begin(), Names.end());
-    for (auto &I : Items)
-      Out.push_back(std::move(I));
-  }
   return Out;
 }
 
@@ -2793,8 +2919,19 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["conditions"] = std::move(Conditions);
   NextAlias = Main.nextNumber("__plain_t");
   fileAliases();
-  Out["plain"] = plainKernels();
+  // the callees first: they go before the kernels, at the end of the file, which may name the
+  // aliases they declare
   Out["callees"] = plainCallees();
+  Out["plain"] = plainKernels();
+  llvm::json::Array Declared;
+  for (const LevelAlias &A : Level.All)
+    Declared.push_back(llvm::json::Object{
+        {"name", A.Name},
+        {"at", A.Where.At},
+        {"namespaces", llvm::json::Array(std::vector<std::string>(A.Where.Namespaces.begin() + A.Where.Open,
+                                                                  A.Where.Namespaces.end()))},
+        {"text", A.Text}});
+  Out["aliases"] = std::move(Declared);
   Out["kept"] = std::move(Kept);
   llvm::json::Array Idle;
   for (auto [Begin, End] : IdleSpans)

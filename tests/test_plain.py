@@ -754,7 +754,8 @@ def test_a_local_alias_naming_a_local_stays_where_it_is(tmp_path):
 # two function templates naming one type, printed by two footprints: `second` becomes printable
 # once the file loses `dead` (a reduction), and goes after `first`'s printed definition (its
 # caller stands in a later block of the namespace than `use_first`). Two aliases of `Vec<float,
-# 8>` the second definition must not use: one in another namespace before it, one after it
+# 8>` the second definition must not use: one in another namespace before it (not first in its
+# block, which it could otherwise move to file scope), one after it
 REUSE = b"""#include <hip/hip_runtime.h>
 namespace lib {
 using Real = float;
@@ -767,7 +768,7 @@ template <int N> __device__ float second(const Vec<float, N>& a, Vec<Real, 2 * N
 namespace lib {
 __device__ float use_first(const float* in) { Vec<float, 4> a{{in[0], in[1], in[2], in[3]}}; return first<4>(a); }
 }
-namespace other { using __plain_t7 = lib::Vec<float, 8>; }
+namespace other { struct Marker {}; using __plain_t7 = lib::Vec<float, 8>; }
 namespace lib {
 __device__ float use_second(const float* in) {
   Vec<float, 4> a{{in[4], in[5], in[6], in[7]}};
@@ -964,3 +965,50 @@ def test_a_plain_kernels_aliases_are_seen_by_its_callees_in_an_enclosing_namespa
         for side in SIDES:
             (name,) = after[side]
             assert base_name(name) == "kern" and after[side][name] == before[side][NESTED_KERN]
+
+
+# a plain kernel as an earlier plugin printed it: its aliases inside its block of namespaces,
+# before which its callee in `lib` goes
+PRINTED_BLOCK = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> struct Vec { T v[N]; };
+template <class A> struct Pair { A a, b; };
+template <int N> __device__ float use(const Pair<Vec<float, N>>& p) { return p.a.v[0] * p.b.v[N - 1]; }
+}
+namespace lib { namespace dev { 
+using __plain_t0 = lib::Vec<float, 4>;
+using __plain_t1 = lib::Pair<__plain_t0>;
+__global__ void __launch_bounds__(64) kern(float* out, const float* in) {
+  __plain_t1 p{};
+  p.a.v[0] = in[0];
+  p.b.v[3] = in[1];
+  out[threadIdx.x] = use<4>(p);
+}
+}}
+"""
+PRINTED_BLOCK_KERN = "_ZN3lib3dev4kernEPfPKf"
+
+
+def test_a_callee_moves_the_aliases_of_its_kernels_block_to_file_scope_to_see_them(tmp_path):
+    """The callee goes inside the kernel's block, before the block's aliases: it names
+    `Pair<Vec<float, 4>>` through the block's alias, which its item moves to the start of the
+    block with the alias it names (deleted where they were); the kernel still sees them, and
+    the candidate compiles with the kernel's code."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (PRINTED_BLOCK_KERN,))
+    fp = values.footprint(PRINTED_BLOCK, PRINTED_BLOCK)
+    assert fp is not None
+    (use,) = fp.callees
+    block = PRINTED_BLOCK.index(b"namespace lib { namespace dev")
+    assert use.name == "::lib::__plain_use" and block < use.at < PRINTED_BLOCK.index(b"using __plain_t0")
+    assert "(const __plain_t1 &p)" in use.text
+    t0, t1 = use.aliases
+    assert (t0.name, t1.name) == ("__plain_t0", "__plain_t1") and t0.at == t1.at == block
+    assert [PRINTED_BLOCK[b:e] for b, e in (t0.moved, t1.moved)] == \
+        [b"using __plain_t0 = lib::Vec<float, 4>;", b"using __plain_t1 = lib::Pair<__plain_t0>;"]
+    callee = plain_step(values, PRINTED_BLOCK)
+    assert callee.count(b"using __plain_t") == 2 and b"\n".join((*(PRINTED_BLOCK[b:e] for b, e in (t0.moved, t1.moved)),
+                                                                  b"namespace lib { \n")) in callee
+    before, after = kernels(c, PRINTED_BLOCK), kernels(c, callee)
+    for side in SIDES:
+        assert after[side][PRINTED_BLOCK_KERN] == before[side][PRINTED_BLOCK_KERN]

@@ -155,12 +155,14 @@ def _level(fp: Footprint, end: int) -> list[Item]:
 
 
 def _declaring(aliases: tuple[Alias, ...]) -> tuple[Edit, ...]:
-    """The edits that declare a definition's aliases, in their order, each before it: the same
-    edit in every item that names the alias (siblings of a level share one declaration), which
-    `apply` keeps once; at one offset, in the order of the items, each of which lists an alias
-    after those it names and before its definition."""
-    return tuple(Edit(a.at, a.at, f"{''.join(f'namespace {n} {{ ' for n in a.namespaces)}{a.text}"
-                                   f"{'}' * len(a.namespaces)}\n".encode()) for a in aliases)
+    """The edits that declare a definition's aliases, in their order, each before it (a moved
+    one deleted where it was): the same edits in every item that names the alias (siblings of a
+    level share one declaration), which `apply` keeps once; at one offset, in the order of the
+    items, each of which lists an alias after those it names and before its definition."""
+    return tuple(chain.from_iterable(
+        ((Edit(*a.moved),) if a.moved else ()) +
+        (Edit(a.at, a.at, f"{''.join(f'namespace {n} {{ ' for n in a.namespaces)}{a.text}"
+                          f"{'}' * len(a.namespaces)}\n".encode()),) for a in aliases))
 
 
 def _replacing(text: bytes, new: bytes) -> Item:

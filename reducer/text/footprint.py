@@ -95,12 +95,15 @@ class Alias:
     inside `namespaces` (those not open there, to reopen; usually none: it stands in the
     namespaces open there, where whatever is printed later in an enclosing namespace sees it).
     Every definition naming it carries it, and two items carrying it make the same edit, which
-    edits.apply keeps once."""
+    edits.apply keeps once. `moved`: an alias the file declares at [moved), in a plain kernel's
+    printed block, which moves to the start of the block (at file scope) for a definition that
+    goes inside the block before it (a callee of the kernel) to see it."""
 
     name: str
     at: int
     namespaces: tuple[str, ...]
     text: str
+    moved: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,9 @@ def parse(output: str, text: bytes) -> Footprint | None:
                                  tuple(c["then"]) if c["then"] else None, tuple(c["else"]) if c["else"] else None,
                                  c["init"])
                        for c in data["conditions"])
-    aliases = {a["name"]: Alias(a["name"], a["at"], tuple(a["namespaces"]), a["text"]) for a in data.get("aliases", ())}
+    aliases = {a["name"]: Alias(a["name"], a["at"], tuple(a["namespaces"]), a["text"],
+                                (a["from"][0], a["from"][1]) if "from" in a else None)
+               for a in data.get("aliases", ())}
     plain = tuple(Plain(p["kernel"], p["name"], (p["body"][0], p["body"][1]), tuple(p["namespaces"]), p["text"],
                         tuple(aliases[n] for n in p.get("aliases", ())))
                   for p in data.get("plain", ()))
@@ -193,7 +198,7 @@ def parse(output: str, text: bytes) -> Footprint | None:
                            tuple(aliases[n] for n in c.get("aliases", ())))
                     for c in data.get("callees", ()))
     spans = (*(p.body for p in plain), *idle, *(c.body for c in callees),
-             *(u[:2] for c in callees for u in (*c.uses, *c.opens)))
+             *(u[:2] for c in callees for u in (*c.uses, *c.opens)), *(a.moved for a in aliases.values() if a.moved))
     if any(not 0 <= e.begin < e.end <= len(text) for e in entries) \
             or any(not 0 <= b < e <= len(text) for b, e in spans) \
             or any(not 0 <= at <= len(text) for at in (*(c.at for c in callees), *(a.at for a in aliases.values()))):

@@ -242,6 +242,15 @@ class Footprint;
 // (`const` included: `using __plain_t9 = const __plain_t8;` is not `__plain_t8`).
 using AliasesByType = llvm::DenseMap<QualType, std::string>;
 
+// The file's aliases a definition sees where it goes (`Footprint::visibleAliases`): by type; the
+// namespaces each stands in; and those it sees only once moved to file scope (`Moving`: the
+// aliases of a plain kernel's printed block, before which its callees go).
+struct SeenAliases {
+  AliasesByType ByType;
+  std::map<std::string, std::vector<std::string>> Within;
+  std::set<std::string> Moving;
+};
+
 // Where a printed definition goes: at offset `At`, inside `Namespaces`, the first `Open` of
 // which are open there (the others it reopens).
 struct Place {
@@ -259,6 +268,7 @@ struct LevelAlias {
   QualType Type;  // canonical
   std::string Name, Text;
   Place Where;  // `Where.Namespaces`: the ones it is declared in
+  std::set<std::string> Moves;  // the file's aliases it names that must move to be seen (`SeenAliases`)
 };
 struct LevelAliases {
   std::vector<LevelAlias> All;  // in the order declared: an alias after those it names
@@ -283,6 +293,13 @@ struct LevelAliases {
     ByType[A.Type].push_back(All.size());
     All.push_back(std::move(A));
   }
+};
+
+// A printed definition: its text, and the level's aliases it names (`LevelAliases`).
+struct Definition {
+  std::string Text;
+  std::vector<unsigned> Aliases;
+  std::set<std::string> Moves;  // the file's aliases it names that must move to be seen
 };
 
 // The `__plain_tN` names in `Text`.
@@ -417,19 +434,17 @@ private:
   struct FileAlias {
     QualType Type;  // canonical
     std::string Name;
-    unsigned End;
+    unsigned Begin, End;
     std::vector<std::string> Namespaces;
+    std::optional<unsigned> Hoist;  // where it may move to, at file scope (`hoist`)
   };
   std::vector<FileAlias> Aliases;  // the file's `__plain_tN` at namespace scope, in its order
   void fileAliases();
-  AliasesByType visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const;
+  std::optional<unsigned> hoist(const TypedefNameDecl *TD, const std::set<const Decl *> &Hoistable) const;
+  SeenAliases visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const;
   LevelAliases Level;  // the aliases this footprint's definitions declare
-  llvm::json::Array levelAliasNames(const std::vector<unsigned> &Indices) const {
-    llvm::json::Array Out;
-    for (unsigned I : Indices)
-      Out.push_back(Level.All[I].Name);
-    return Out;
-  }
+  std::set<std::string> MovedAliases;  // the file's aliases some definition moves
+  llvm::json::Array definitionAliases(const Definition &D);
 
   ASTContext &Ctx;
   MainFile Main;
@@ -1437,9 +1452,10 @@ public:
   // (each footprint of a chain would otherwise declare its own for the same types). `Level`:
   // the aliases this footprint's definitions declare, which this one uses where it sees them
   // and adds to; `Here`: where it goes.
-  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, AliasesByType Visible, LevelAliases &Level,
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, SeenAliases Visible, LevelAliases &Level,
             Place Here)
-      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible)), Level(Level), Here(std::move(Here)) {}
+      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible.ByType)), FileWithin(std::move(Visible.Within)),
+        Moving(std::move(Visible.Moving)), Level(Level), Here(std::move(Here)) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
   // (unless it is dependent and names a local: then as printed, where it stands)
   std::string spell(QualType T) {
@@ -1504,6 +1520,13 @@ public:
           Out.insert(D->second);  // declared before: a smaller index, still ahead of the reverse walk
     return {Out.begin(), Out.end()};
   }
+  // the file's aliases it names that must move to be seen, its level aliases' included
+  std::set<std::string> moves() const {
+    std::set<std::string> Out = Moved;
+    for (unsigned I : levelAliases())
+      Out.insert(Level.All[I].Moves.begin(), Level.All[I].Moves.end());
+    return Out;
+  }
 
 private:
   // The alias of `T`'s canonical type this definition has or sees, if any: two spellings of one
@@ -1513,8 +1536,11 @@ private:
     if (T->isDependentType())
       return std::nullopt;
     auto It = ByType.find(Ctx.getCanonicalType(T));
-    if (It != ByType.end())
+    if (It != ByType.end()) {
+      if (Moving.count(It->second))
+        Moved.insert(It->second);
       return It->second;
+    }
     if (auto I = Level.visible(Ctx.getCanonicalType(T), Here)) {
       Uses.insert(*I);
       return Level.All[*I].Name;
@@ -1528,17 +1554,26 @@ private:
     return Name;
   }
   // Declares alias `Name` of `T`: one of the level's, in the namespaces open where the
-  // definition goes or the deepest of those of the level's aliases it names; in the
-  // definition's own text when `T` is dependent or `Declaration` names an alias declared there.
+  // definition goes or the deepest of those of the aliases it names; in the definition's own
+  // text when `T` is dependent or `Declaration` names an alias declared there.
   void declare(QualType T, const std::string &Name, const std::string &Declaration) {
     std::vector<std::string> Within(Here.Namespaces.begin(), Here.Namespaces.begin() + Here.Open);
+    std::set<std::string> Moves;
     bool Own = T->isDependentType();
     for (const std::string &N : aliasNames(Declaration)) {
       if (N == Name)
         continue;
       Own |= Local.count(N) > 0;
-      if (auto D = Level.ByName.find(N); D != Level.ByName.end() && Level.All[D->second].Where.Namespaces.size() > Within.size())
-        Within = Level.All[D->second].Where.Namespaces;
+      const std::vector<std::string> *In = nullptr;
+      if (auto D = Level.ByName.find(N); D != Level.ByName.end()) {
+        In = &Level.All[D->second].Where.Namespaces;
+        Moves.insert(Level.All[D->second].Moves.begin(), Level.All[D->second].Moves.end());
+      } else if (Moving.count(N))
+        Moves.insert(N);
+      else if (auto F = FileWithin.find(N); F != FileWithin.end())
+        In = &F->second;
+      if (In && In->size() > Within.size())
+        Within = *In;
     }
     if (Own) {
       Declarations += Declaration + "\n";
@@ -1548,7 +1583,8 @@ private:
       return;
     }
     Uses.insert(Level.All.size());
-    Level.add({Ctx.getCanonicalType(T), Name, Declaration, Place{Here.At, std::move(Within), Here.Open}});
+    Level.add({Ctx.getCanonicalType(T), Name, Declaration, Place{Here.At, std::move(Within), Here.Open},
+               std::move(Moves)});
   }
 
   // A pointer or a reference to a (const) type, as its pointee's spelling: a static member's
@@ -1664,6 +1700,8 @@ private:
   PrintingPolicy Policy;
   unsigned &Next;
   AliasesByType ByType;  // by canonical type: the file's visible aliases, then this definition's own
+  std::map<std::string, std::vector<std::string>> FileWithin;  // the namespaces of the file's aliases
+  std::set<std::string> Moving, Moved;  // the file's aliases seen once moved; those it names
   LevelAliases &Level;
   Place Here;
   std::set<unsigned> Uses;  // the level's aliases it names
@@ -2215,16 +2253,10 @@ static bool printable(const FunctionDecl *FD) {
                                  [](const ParmVarDecl *P) { return P->isParameterPack(); });
 }
 
-// A printed definition: its text, and the level's aliases it names (`LevelAliases`).
-struct Definition {
-  std::string Text;
-  std::vector<unsigned> Aliases;
-};
-
 // The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
 // print: not an instantiation, a parameter pack, an attribute whose value is unknown.
 static std::optional<Definition> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next,
-                                                 AliasesByType Visible, LevelAliases &Level, const Place &Here) {
+                                                 SeenAliases Visible, LevelAliases &Level, const Place &Here) {
   if (!printable(FD) || !FD->getReturnType()->isVoidType())
     return std::nullopt;
   auto Attributes = kernelAttributes(Ctx, FD);
@@ -2236,7 +2268,7 @@ static std::optional<Definition> plainDefinition(ASTContext &Ctx, const Function
   // `inline` keeps it, where a plain definition would make them internal and change the code
   std::string Head = (FD->isExternallyVisible() ? "inline " : "") + *Attributes + " void ";
   std::string Rest = plainRest(Ctx, FD, FD->getName(), Names, Policy, nullptr);
-  return Definition{Names.Declarations + Head + Rest, Names.levelAliases()};
+  return Definition{Names.Declarations + Head + Rest, Names.levelAliases(), Names.moves()};
 }
 
 // The return type a callee's plain definition declares: what `auto` deduced, as a type; null
@@ -2261,7 +2293,7 @@ static bool calleePrintable(const FunctionDecl *FD) { return printable(FD) && !c
 // function too). The same repairs as a kernel's, and its own attributes that decide the code
 // (`__device__`, inlining).
 static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, unsigned &Next,
-                                   AliasesByType Visible, LevelAliases &Level, const Place &Here) {
+                                   SeenAliases Visible, LevelAliases &Level, const Place &Here) {
   PrintingPolicy Policy = plainPolicy(Ctx);
   TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
   QualType R = calleeReturnType(FD);
@@ -2295,7 +2327,7 @@ static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, Stri
       Self += "_";
   }
   std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self);
-  return Definition{Names.Declarations + Head + Rest, Names.levelAliases()};
+  return Definition{Names.Declarations + Head + Rest, Names.levelAliases(), Names.moves()};
 }
 
 // What a free function could not do that a member does. Name a member of a class that is not
@@ -2443,6 +2475,7 @@ void Footprint::fileAliases() {
   std::map<std::string, int> Declared;
   for (const NamedDecl *D : All.Found)
     ++Declared[D->getName().str()];
+  std::set<const Decl *> Hoistable;
   for (const NamedDecl *D : All.Found) {
     auto *TD = dyn_cast<TypedefNameDecl>(D);
     if (!TD || Declared[TD->getName().str()] != 1 || !TD->getDeclContext()->getRedeclContext()->isFileContext() ||
@@ -2450,21 +2483,86 @@ void Footprint::fileAliases() {
       continue;
     auto Where = Main.span(TD->getSourceRange(), true);
     auto Namespaces = namespacesOf(TD->getDeclContext());
-    if (Where && Namespaces)
-      Aliases.push_back({Ctx.getCanonicalType(TD->getUnderlyingType()), TD->getName().str(),
-                         Main.declarationEnd(Where->End), *Namespaces});
+    if (!Where || !Namespaces)
+      continue;
+    auto Hoist = hoist(TD, Hoistable);
+    // what it names must be seen at file scope there: an alias that moves too, or one declared
+    // at file scope before
+    for (const std::string &N : aliasNames(Main.Text.substr(Where->Begin, Where->End - Where->Begin)))
+      if (Hoist && N != TD->getName() &&
+          std::none_of(Aliases.begin(), Aliases.end(), [&](const FileAlias &A) {
+            return A.Name == N && (A.Hoist || (A.Namespaces.empty() && A.End <= *Hoist));
+          }))
+        Hoist.reset();
+    if (Hoist)
+      Hoistable.insert(TD);
+    Aliases.push_back({Ctx.getCanonicalType(TD->getUnderlyingType()), TD->getName().str(), Where->Begin,
+                       Main.declarationEnd(Where->End), *Namespaces, Hoist});
   }
+}
+
+// Where alias `TD` may move to: the start of the block of namespaces it stands in, at file
+// scope, when nothing but the block's namespace openings and aliases that may move too
+// (`Hoistable`) comes before it in the block (a plain kernel's printed block: `namespace ck {
+// namespace tensor_operation { ... using __plain_t5 = ...;`). A callee of the kernel, in `ck`,
+// goes inside the block before those aliases, where it sees them only so moved; moved, they
+// name what they named, all declared before the block (printed fully qualified), and whatever
+// named them still sees them.
+std::optional<unsigned> Footprint::hoist(const TypedefNameDecl *TD, const std::set<const Decl *> &Hoistable) const {
+  const Decl *Inner = TD;
+  for (const DeclContext *DC = TD->getLexicalDeclContext(); !DC->isTranslationUnit(); DC = DC->getLexicalParent()) {
+    auto *N = dyn_cast<NamespaceDecl>(DC);
+    if (!N)
+      return std::nullopt;
+    for (const Decl *D : N->decls()) {
+      if (D == Inner)
+        break;
+      if (!D->isImplicit() && !Hoistable.count(D))
+        return std::nullopt;
+    }
+    Inner = N;
+  }
+  auto *Top = dyn_cast<NamespaceDecl>(Inner);
+  return Top && Main.plain(Top->getSourceRange()) ? Main.offset(Top->getBeginLoc()) : std::nullopt;
 }
 
 // The file's aliases a definition sees when it is put at offset `At`, outside any declaration,
 // inside `Namespaces` reopened: those declared before, in the same namespaces or enclosing ones
-// (the first, when two name one type).
-AliasesByType Footprint::visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const {
-  AliasesByType Out;
+// (the first, when two name one type); then those it would see once moved (`hoist`).
+SeenAliases Footprint::visibleAliases(unsigned At, const std::vector<std::string> &Namespaces) const {
+  SeenAliases Out;
   for (const FileAlias &A : Aliases)
     if (A.End <= At && A.Namespaces.size() <= Namespaces.size() &&
-        std::equal(A.Namespaces.begin(), A.Namespaces.end(), Namespaces.begin()))
-      Out.try_emplace(A.Type, A.Name);
+        std::equal(A.Namespaces.begin(), A.Namespaces.end(), Namespaces.begin()) &&
+        Out.ByType.try_emplace(A.Type, A.Name).second)
+      Out.Within[A.Name] = A.Namespaces;
+  for (const FileAlias &A : Aliases)
+    if (A.Hoist && *A.Hoist <= At && Out.ByType.try_emplace(A.Type, A.Name).second)
+      Out.Moving.insert(A.Name);
+  return Out;
+}
+
+// The names of the aliases definition `D` needs declared before it, in the order to declare
+// them: the file's aliases it moves, with those they name, in the file's order, then the
+// level's it names.
+llvm::json::Array Footprint::definitionAliases(const Definition &D) {
+  std::set<std::string> Moves = D.Moves;
+  std::vector<const FileAlias *> Moved;
+  for (auto It = Aliases.rbegin(); It != Aliases.rend(); ++It)  // an alias names those before it
+    if (Moves.count(It->Name)) {
+      Moved.insert(Moved.begin(), &*It);
+      for (const std::string &N : aliasNames(Main.Text.substr(It->Begin, It->End - It->Begin)))
+        if (N != It->Name && std::any_of(Aliases.begin(), Aliases.end(),
+                                         [&](const FileAlias &A) { return A.Name == N && A.Hoist; }))
+          Moves.insert(N);
+    }
+  llvm::json::Array Out;
+  for (const FileAlias *A : Moved) {
+    MovedAliases.insert(A->Name);
+    Out.push_back(A->Name);
+  }
+  for (unsigned I : D.Aliases)
+    Out.push_back(Level.All[I].Name);
   return Out;
 }
 
@@ -2495,7 +2593,7 @@ llvm::json::Array Footprint::plainKernels() {
                                      {"name", K->getName()},
                                      {"body", llvm::json::Array{Span->Begin, Span->End}},
                                      {"namespaces", llvm::json::Array(*Namespaces)},
-                                     {"aliases", levelAliasNames(Printed->Aliases)},
+                                     {"aliases", definitionAliases(*Printed)},
                                      {"text", Printed->Text}});
   }
   return Out;
@@ -2826,7 +2924,7 @@ llvm::json::Array Footprint::plainCallees() {
           {"namespaces", llvm::json::Array(std::vector<std::string>(T.Namespaces.begin() + Pr.Open, T.Namespaces.end()))},
           {"uses", std::move(Refs)},
           {"opens", std::move(Opens)},
-          {"aliases", levelAliasNames(Pr.Text.Aliases)},
+          {"aliases", definitionAliases(Pr.Text)},
           {"text", Pr.Text.Text}});
     }
   return Out;
@@ -2924,6 +3022,13 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["callees"] = plainCallees();
   Out["plain"] = plainKernels();
   llvm::json::Array Declared;
+  for (const FileAlias &A : Aliases)
+    if (MovedAliases.count(A.Name))
+      Declared.push_back(llvm::json::Object{{"name", A.Name},
+                                            {"at", *A.Hoist},
+                                            {"namespaces", llvm::json::Array()},
+                                            {"text", Main.Text.substr(A.Begin, A.End - A.Begin)},
+                                            {"from", llvm::json::Array{A.Begin, A.End}}});
   for (const LevelAlias &A : Level.All)
     Declared.push_back(llvm::json::Object{
         {"name", A.Name},

@@ -1479,7 +1479,7 @@ public:
     // a vector as a typedef: tree-sitter does not parse the attribute in an alias declaration
     if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
       std::string Element = spell(V->getElementType());
-      std::string Name = fresh(T, S);
+      std::string Name = fresh(S);
       declare(T, Name, "typedef " + Element + " " + Name + " __attribute__((ext_vector_type(" +
                            std::to_string(V->getNumElements()) + ")));");
       return Name;
@@ -1487,7 +1487,7 @@ public:
     if (QualType C = T.getCanonicalType(); !Decomposed && C.getAsString(Policy) != S)
       return spell(C);
     std::string Definition = Decomposed.value_or(S);
-    std::string Name = fresh(T, S);
+    std::string Name = fresh(S);
     declare(T, Name, "using " + Name + " = " + Definition + ";");
     return Name;
   }
@@ -1548,7 +1548,7 @@ private:
     return std::nullopt;
   }
   // A new alias's name for `T`, spelled `S`.
-  std::string fresh(QualType T, const std::string &S) {
+  std::string fresh(const std::string &S) {
     std::string Name = "__plain_t" + std::to_string(Next++);
     ByText[S] = Name;
     return Name;
@@ -2485,10 +2485,11 @@ void Footprint::fileAliases() {
     auto Namespaces = namespacesOf(TD->getDeclContext());
     if (!Where || !Namespaces)
       continue;
+    unsigned End = Main.declarationEnd(Where->End);
     auto Hoist = hoist(TD, Hoistable);
     // what it names must be seen at file scope there: an alias that moves too, or one declared
     // at file scope before
-    for (const std::string &N : aliasNames(Main.Text.substr(Where->Begin, Where->End - Where->Begin)))
+    for (const std::string &N : aliasNames(Main.Text.substr(Where->Begin, End - Where->Begin)))
       if (Hoist && N != TD->getName() &&
           std::none_of(Aliases.begin(), Aliases.end(), [&](const FileAlias &A) {
             return A.Name == N && (A.Hoist || (A.Namespaces.empty() && A.End <= *Hoist));
@@ -2496,8 +2497,8 @@ void Footprint::fileAliases() {
         Hoist.reset();
     if (Hoist)
       Hoistable.insert(TD);
-    Aliases.push_back({Ctx.getCanonicalType(TD->getUnderlyingType()), TD->getName().str(), Where->Begin,
-                       Main.declarationEnd(Where->End), *Namespaces, Hoist});
+    Aliases.push_back({Ctx.getCanonicalType(TD->getUnderlyingType()), TD->getName().str(), Where->Begin, End,
+                       *Namespaces, Hoist});
   }
 }
 

@@ -1,4 +1,6 @@
 """Engine and evaluator behaviour with small in-process oracles (the CLI tests use real ones)."""
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -54,6 +56,41 @@ def test_reduces_to_what_the_oracle_needs():
 def test_result_does_not_depend_on_jobs():
     results = {jobs: reduce(CODE, Contains((b"keep_me", b"return")), jobs)[0] for jobs in (1, 2, 3)}
     assert len(set(results.values())) == 1
+
+
+class SlowFirst(NoConfirmation):
+    """The first candidate takes a second, every other a twentieth; records when each ran."""
+
+    ignores_layout = False
+    tree = None
+
+    def __init__(self, interesting):
+        self.interesting, self.spans, self.lock = interesting, {}, threading.Lock()
+
+    def identity(self):
+        return {}
+
+    def test(self, content: bytes) -> Verdict:
+        start = time.monotonic()
+        time.sleep(1.0 if content == b"slow" else 0.05)
+        with self.lock:
+            self.spans[content] = (start, time.monotonic())
+        return Verdict(content in self.interesting)
+
+
+def test_a_slot_is_refilled_as_soon_as_its_test_ends_and_the_answer_is_the_first_in_order():
+    """A batch of -j tests waited for its slowest; now quick tests run beside a slow one, up to
+    the first interesting one, and the answer is still the first interesting in proposal order."""
+    candidates = [b"slow", *(b"q%d" % i for i in range(1, 9))]
+    oracle = SlowFirst({b"q3", b"q6"})
+    with Evaluator(oracle, 2, "threading") as ev:
+        assert ev.first_interesting(candidates)[0] == 3
+    slow_end = oracle.spans[b"slow"][1]
+    assert {c for c, (_, end) in oracle.spans.items() if end < slow_end} == {b"q1", b"q2", b"q3"}
+    oracle = SlowFirst({b"slow", b"q2"})
+    with Evaluator(oracle, 2, "threading") as ev:
+        assert ev.first_interesting(candidates)[0] == 0
+    assert b"q2" in oracle.spans and b"q3" not in oracle.spans  # nothing after an interesting one starts
 
 
 def test_each_distinct_candidate_is_tested_once():

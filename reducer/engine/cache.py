@@ -81,6 +81,9 @@ class VerdictCache:
         while True:
             try:
                 self._db.execute("PRAGMA journal_mode=WAL")
+                # no fsync a commit (one a verdict): durable across a kill of the run, and a power
+                # cut loses only the newest verdicts, which are tested again
+                self._db.execute("PRAGMA synchronous=NORMAL")
                 return
             except sqlite3.OperationalError as e:
                 if "locked" not in str(e) or time.monotonic() > deadline:

@@ -6,14 +6,17 @@ never interesting again. What is known of verdicts (memory, journal, cache, clai
 the VerdictStore's; this is the policy: what to test, retry, re-check and confirm."""
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
 
 from interestingness.base import bundle
 from interestingness.base.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
 
 from ..text.lexer import layout_key
 from . import stopping
-from .budget import Budget
+from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache
 from .pool import Pool
 from .verdicts import VerdictStore
@@ -92,38 +95,152 @@ class Evaluator:
         return verdict
 
     def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
-        """Index, content and verdict of the first interesting candidate, testing `jobs` at a
-        time. A None candidate is one the caller rejected without a test; it keeps its index."""
+        """Index, content and verdict of the first interesting candidate in proposal order. Up to
+        `jobs` tests run at once and the next starts as soon as one ends; verdicts are read in
+        proposal order, so the answer does not depend on -j. Tests of later candidates still
+        running when the answer comes are finished and remembered, as every verdict is. A None
+        candidate is one the caller rejected without a test; it keeps its index."""
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
-        while True:
-            stopping.check()
-            batch, hit, pending = [], None, set()
-            room = self.budget.tests_left(self.counters.tests)
-            size = self.jobs if room is None else max(1, min(self.jobs, room))
-            for index, content in stream:
-                if content is None:
-                    continue
-                known = self._known(content)
-                if known is None:
-                    if content in pending:  # an earlier candidate in this batch answers it
-                        self.store.count(shared_waits=1)
+        queue: deque[_Test] = deque()  # drawn, verdict not yet read; in proposal order
+        drawn: set[bytes] = set()
+        hit: tuple[int, bytes, Verdict] | None = None  # remembered as interesting: nothing after it is drawn
+        used: BudgetExhausted | None = None  # read what runs, then say so
+        ended = False
+        try:
+            while True:
+                stopping.check()
+                while not ended and hit is None and used is None and _room(queue, self.jobs):
+                    index, content = next(stream, (-1, None))
+                    if index < 0:
+                        ended = True
+                    elif content is None:
                         continue
-                    pending.add(content)
-                    batch.append((index, content))
-                    if len(batch) == size:
-                        break
-                    continue
-                if known.interesting:
-                    hit = (index, content, known)
-                    break
-            if not batch and hit is None:
-                return None
-            verdicts = self._run([c for _, c in batch])
-            for (index, content), verdict in zip(batch, verdicts):
-                if verdict.interesting:
-                    return index, content, verdict
-            if hit is not None:
-                return hit
+                    elif (known := self._known(content)) is not None:
+                        hit = (index, content, known) if known.interesting else None
+                    elif content in drawn:  # a candidate before it answers it
+                        self.store.count(shared_waits=1)
+                    else:
+                        drawn.add(content)
+                        try:
+                            queue.append(self._start(index, content))
+                        except BudgetExhausted as e:
+                            used = e
+                while queue and queue[0].verdict is not None:
+                    test = queue.popleft()
+                    if test.verdict is not None and test.verdict.interesting:
+                        self._finish(queue)
+                        return test.index, test.content, test.verdict
+                if queue:
+                    self._progress(queue)
+                elif hit is not None or used is None and ended:
+                    return hit
+                elif used is not None:
+                    raise used
+        except BaseException:
+            self._abandon(queue)
+            raise
+
+    def _start(self, index: int, content: bytes) -> _Test:
+        """A test of `content` started here, or left to the process that claimed it in the
+        shared cache (its verdict is awaited when it is read)."""
+        self.budget.check(self.counters.tests)
+        test = _Test(index, content, won=self.store.claim(content))
+        if test.won:
+            test.future = self._submit(content)
+        return test
+
+    def _progress(self, queue: deque[_Test]) -> None:
+        """Wait until a test of `queue` ends and settle those that have; the first one's verdict
+        comes from its claimant when another process is testing it."""
+        running = {t.future: t for t in queue if t.verdict is None and t.future is not None}
+        if not running:
+            head = queue[0]
+            head.verdict = self._run([head.content])[0]
+            return
+        for future in self._pool.wait_any(running):
+            self._settle(running[future])
+
+    def _finish(self, tests: Iterable[_Test]) -> None:
+        """Settle every test of `tests` started here."""
+        for test in tests:
+            while test.verdict is None and test.future is not None:
+                test.future.result()
+                self._settle(test)
+
+    def _settle(self, test: _Test) -> None:
+        """Read an ended test. A failure of the machinery is tested again once (and never kept);
+        with `recheck`, an interesting verdict must hold on a second test, or it is called flaky.
+        Then the verdict is kept, and the claim on it released."""
+        assert test.future is not None
+        verdict = self._counted(test.future.result())
+        if verdict.infra_failure and not test.retried:
+            self.store.journal_check(test.content, verdict)
+            self.store.count(infra_retries=1)
+            test.retried, test.future = True, self._submit(test.content)
+            return
+        if self.recheck and (verdict.interesting or test.first is not None):
+            if test.first is None:
+                test.first, test.future = verdict, self._submit(test.content)
+                return
+            self.store.journal_check(test.content, verdict)
+            if not verdict.interesting:
+                self.store.count(flaky=1)
+                verdict = Verdict(False, f"flaky: interesting once, then not ({verdict.reason})",
+                                  verdict.infra_failure, verdict.seconds)
+            else:
+                verdict = test.first
+        if not verdict.infra_failure:
+            self.store.add(test.content, verdict)
+        self.store.release(test.content)
+        test.verdict, test.future = verdict, None
+
+    def _abandon(self, tests: Iterable[_Test]) -> None:
+        """A stop, or an error, with `tests` unsettled: kill their builds, release their claims."""
+        left = [t for t in tests if t.verdict is None and t.future is not None]
+        if left:
+            self._pool.kill()
+        for test in left:
+            self.store.release(test.content)
+
+    def _run(self, contents: list[bytes]) -> list[Verdict]:
+        """Verdicts of distinct candidates, each tested here unless another process is testing it
+        right now (a claim in the shared cache): then its verdict is awaited, and should that
+        process die or fail, it is tested here after all."""
+        verdicts: list[Verdict] = []
+        for content, verdict in zip(contents, self._test_here(contents)):
+            while verdict is None:
+                verdict = self.store.wait(content)
+                if verdict is None:
+                    verdict = self._test_here([content])[0]
+            verdicts.append(verdict)
+        return verdicts
+
+    def _test_here(self, contents: list[bytes]) -> list[Verdict | None]:
+        """A test's verdict of each candidate, kept in the store; None for a candidate another
+        process has claimed."""
+        tests: list[_Test] = []
+        try:
+            for i, content in enumerate(contents):
+                tests.append(self._start(i, content))
+            self._finish(tests)
+        except BaseException:
+            self._abandon(tests)
+            raise
+        return [t.verdict for t in tests]
+
+    def _submit(self, content: bytes) -> Future:
+        self.store.count(tests=1)
+        return self._pool.submit(self.oracle.test, content)
+
+    def _counted(self, verdict: Verdict) -> Verdict:
+        self.store.count(oracle_seconds=verdict.seconds, compile_errors=int(verdict.kind == COMPILE_ERROR),
+                         build_known=int(verdict.kind != UNKNOWN))
+        self.store.count_phases([verdict])
+        return verdict
+
+    def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
+        """A test of each of `contents`, at once, nothing kept."""
+        return [self._counted(f.result()) for f in [self._submit(c) for c in contents]]
 
     def _known(self, content: bytes) -> Verdict | None:
         """A verdict without a test: of an empty file, or one the store holds; an interesting one
@@ -142,62 +259,6 @@ class Evaluator:
         if self._files:
             return all(not text.strip() for _, text in bundle.decode(content))
         return not content.strip()
-
-    def _run(self, contents: list[bytes]) -> list[Verdict]:
-        """Verdicts of distinct candidates, each tested here unless another process is testing it
-        right now (a claim in the shared cache): then its verdict is awaited, and should that
-        process die or fail, it is tested here after all."""
-        verdicts: list[Verdict] = []
-        for content, verdict in zip(contents, self._test_here(contents)):
-            while verdict is None:
-                verdict = self.store.wait(content)
-                if verdict is None:
-                    verdict = self._test_here([content])[0]
-            verdicts.append(verdict)
-        return verdicts
-
-    def _test_here(self, contents: list[bytes]) -> list[Verdict | None]:
-        """A test's verdict of each candidate, kept in the store; None for a candidate another
-        process has claimed."""
-        self.budget.check(self.counters.tests)
-        verdicts: list[Verdict | None] = [None] * len(contents)
-        with self.store.claimed(contents) as won:
-            mine = [i for i, claimed in enumerate(won) if claimed]
-            for i, v in zip(mine, self._tests([contents[i] for i in mine])):
-                verdicts[i] = v
-                if not v.infra_failure:
-                    self.store.add(contents[i], v)
-        return verdicts
-
-    def _tests(self, contents: list[bytes]) -> list[Verdict]:
-        """A test of each candidate. A failure of the machinery is retried once (and never kept);
-        with `recheck`, an interesting verdict must hold on a second test, or it is called flaky."""
-        verdicts = self._dispatch(contents)
-        retry = [i for i, v in enumerate(verdicts) if v.infra_failure]
-        self.store.count(infra_retries=len(retry))
-        for i in retry:
-            self.store.journal_check(contents[i], verdicts[i])
-        for i, v in zip(retry, self._dispatch([contents[i] for i in retry])):
-            verdicts[i] = v
-        again = [i for i, v in enumerate(verdicts) if self.recheck and v.interesting]
-        for i, v in zip(again, self._dispatch([contents[i] for i in again])):
-            self.store.journal_check(contents[i], v)
-            if not v.interesting:
-                self.store.count(flaky=1)
-                verdicts[i] = Verdict(False, f"flaky: interesting once, then not ({v.reason})",
-                                      v.infra_failure, v.seconds)
-        return verdicts
-
-    def _dispatch(self, contents: list[bytes]) -> list[Verdict]:
-        if not contents:
-            return []
-        self.store.count(tests=len(contents))
-        verdicts = self._pool.map(self.oracle.test, [(c,) for c in contents])
-        self.store.count(oracle_seconds=sum(v.seconds for v in verdicts),
-                         compile_errors=sum(v.kind == COMPILE_ERROR for v in verdicts),
-                         build_known=sum(v.kind != UNKNOWN for v in verdicts))
-        self.store.count_phases(verdicts)
-        return verdicts
 
     # Confirmation: the oracle's costlier check of a candidate the engine keeps, asked for by the
     # engine at its checkpoints (a batch of kept candidates is confirmed through its newest).
@@ -244,3 +305,23 @@ class Evaluator:
         self.store.count(oracle_seconds=seconds, confirm_seconds=seconds)
         self.store.count_phases(steps)
         return steps
+
+
+@dataclass
+class _Test:
+    """One candidate's test: where it stands (its future, a retry or a recheck made) until its
+    verdict is read."""
+
+    index: int
+    content: bytes
+    won: bool  # tested here (else another process claimed it first)
+    future: Future | None = None
+    verdict: Verdict | None = None
+    retried: bool = False
+    first: Verdict | None = None  # with `recheck`: the interesting verdict the recheck must repeat
+
+
+def _room(queue: deque[_Test], jobs: int) -> bool:
+    """Whether another test may start: fewer than `jobs` run, and none read so far behind the
+    first is interesting (the answer is that one or one before it)."""
+    return sum(t.verdict is None for t in queue) < jobs and not any(t.verdict and t.verdict.interesting for t in queue)

@@ -65,8 +65,9 @@ class Journal:
                   "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {}),
                   **({"kind": verdict.kind} if verdict.kind != UNKNOWN and not confirm else {}),
                   **({"confirm": True} if confirm else {}), **({"by": by} if by else {})}
-        os.write(self._fd, (json.dumps(record) + "\n").encode())  # one unbuffered append per record
-        os.fsync(self._fd)
+        # One unbuffered append per record: the kernel keeps it across a kill of the run. No fsync:
+        # it cost the engine 5 ms a verdict, and a power cut loses only records a resume tests again.
+        os.write(self._fd, (json.dumps(record) + "\n").encode())
 
     def close(self) -> None:
         os.close(self._fd)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from interestingness.base.verdict import Verdict
@@ -156,23 +155,19 @@ class VerdictStore:
             with self._lock:
                 self.journal.append(digest(content), verdict, self._clock(), check=True, by=self.label)
 
-    @contextmanager
-    def claimed(self, contents: list[bytes]) -> Iterator[list[bool]]:
-        """Claims on testing each of `contents` in the shared cache: True where this process is
-        to test it, False where another live process is testing it now (`wait` for its verdict).
-        Released on leaving, whether the tests ended or raised."""
-        won: list[int] = []
-        try:
+    def claim(self, content: bytes) -> bool:
+        """A claim on testing `content` in the shared cache: True when this process is to test
+        it (then `release` it once its verdict is kept or the test is given up), False when
+        another live process is testing it now (`wait` for its verdict)."""
+        if self._cache is None:
+            return True
+        with self._lock:
+            return self._cache.claim(content, self._stale_after)
+
+    def release(self, content: bytes) -> None:
+        if self._cache is not None:
             with self._lock:
-                for i, content in enumerate(contents):
-                    if self._cache is None or self._cache.claim(content, self._stale_after):
-                        won.append(i)
-            yield [i in won for i in range(len(contents))]
-        finally:
-            if self._cache is not None:
-                with self._lock:
-                    for i in won:
-                        self._cache.release(contents[i])
+                self._cache.release(content)
 
     def wait(self, content: bytes) -> Verdict | None:
         """The verdict of the process that claimed `content`, remembered; None once its claim is

@@ -197,7 +197,8 @@ class RunConfig:
     rename: bool = option(("--rename/--no-rename",),
         "shorten identifiers; off by default because names matter in a bug report", False, _SHOWN)
     backend: str = option(("--backend",),
-        "joblib backend; dask runs the tests on a Dask cluster (its workers need the toolchain).",
+        "where tests run: loky (joblib's worker processes), threading, or dask (a Dask cluster; its "
+        "workers need the toolchain).",
         "loky", {"type": click.Choice(["loky", "threading", "dask"]), **_SHOWN})
     scheduler: str | None = option(("--scheduler",),
         "Dask scheduler address (tcp://host:8786) for --backend dask [default: a local cluster].",

@@ -72,10 +72,9 @@ def test_a_confirmation_is_a_record_of_its_own_in_memory_journal_and_cache(tmp_p
 
 def test_a_claim_is_released_when_the_tests_raise(tmp_path):
     s = store(tmp_path, cache=True)
-    with pytest.raises(RuntimeError):
-        with s.claimed([b"a", b"b"]) as won:
-            assert won == [True, True] and claims(tmp_path) == 2
-            raise RuntimeError("the oracle broke")
+    assert s.claim(b"a") and s.claim(b"b") and claims(tmp_path) == 2
+    s.release(b"a")
+    s.release(b"b")
     assert claims(tmp_path) == 0
 
     class Broken(NoConfirmation):
@@ -90,6 +89,10 @@ def test_a_claim_is_released_when_the_tests_raise(tmp_path):
     with Evaluator(Broken(), cache=VerdictCache(tmp_path / "cache", {})) as ev, pytest.raises(RuntimeError):
         ev.test(b"c")
     assert claims(tmp_path) == 0
+    with Evaluator(Broken(), 2, "threading", cache=VerdictCache(tmp_path / "cache", {})) as ev, \
+            pytest.raises(RuntimeError):
+        ev.first_interesting([b"d", b"e", b"f"])
+    assert claims(tmp_path) == 0
 
 
 def test_only_its_own_claims_are_released(tmp_path):
@@ -97,8 +100,9 @@ def test_only_its_own_claims_are_released(tmp_path):
     cache = VerdictCache(tmp_path / "cache", {})
     cache._db.execute("INSERT INTO claims VALUES (?, ?, ?, ?, ?)",  # another live run's test in flight
                       (cache._digest(cache._prefix + b"a"), cache._prefix + b"a", reducer_cache._HOST, 1, time.time()))
-    with s.claimed([b"a", b"b"]) as won:
-        assert won == [False, True]
+    assert not s.claim(b"a") and s.claim(b"b")
+    s.release(b"a")
+    s.release(b"b")
     assert claims(tmp_path) == 1
 
 

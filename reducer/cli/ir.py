@@ -47,7 +47,7 @@ from .common import Fail, check_output, read_input
 DEFAULT_LLVM_REDUCE_FLAGS = "--skip-delta-passes=operands-skip,operands-one,operands-nan"  # notes/ir.md
 # what removes instructions, to a fixed point, before the full pass list (notes/ir.md)
 DEFAULT_FIRST_PASSES = ("simplify-conditionals-true,simplify-conditionals-false,unreachable-basic-blocks,basic-blocks,"
-                        "simplify-cfg,instructions,simplify-instructions")
+                        "simplify-cfg,instructions,simplify-instructions,operands-to-args")
 _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_LLC_REJECTS,
                "not-interesting": EXIT_NOT_INTERESTING}
 
@@ -77,8 +77,9 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               "the default skips the delta passes that cost many tests and remove nothing others do not (notes/ir.md).")
 @click.option("--first-delta-passes", default=DEFAULT_FIRST_PASSES, show_default=True,
               help="llvm-reduce delta passes run first, by themselves, until they change nothing, before llvm-reduce "
-              "with --llvm-reduce-flags: the ones that remove instructions, so a time budget is not spent on "
-              "operand passes over code that goes anyway. '' for none; by default none either when "
+              "with --llvm-reduce-flags: the ones that remove instructions, and operands-to-args, whose kernel "
+              "arguments leave the code computing an operand to `instructions`; so a time budget is not spent "
+              "on operand passes over code that goes anyway. '' for none; by default none either when "
               "--llvm-reduce-flags names --delta-passes.")
 @click.option("--llc", "llc_path", help="llc to use, with the LLVM tools beside it "
               "[default: $REDUCE_LLC, /usr/lib/llvm-22/bin/llc, PATH].")

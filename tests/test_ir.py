@@ -19,7 +19,7 @@ from kernels import pressure
 
 from interestingness.measure.metrics import METRIC_NAMES
 from interestingness.measure.predicates import PredicateError
-from interestingness.oracle.ir import LLC, IrInputError, IrOracle, find_llvm_tools, read_module
+from interestingness.oracle.ir import LLC, IrInputError, IrOracle, default_predicate, find_llvm_tools, read_module
 from interestingness.oracle.precodegen import build_precodegen
 from reducer.ir.lit import verify
 from reducer.ir.reduce import instruction_count
@@ -81,6 +81,20 @@ def test_llc_on_precodegen_gives_the_lto_builds_code(tools, small):
     assert set(ran.metrics) == {SPILL_KERNEL} == set(lto)
     assert ran.metrics[SPILL_KERNEL] == lto[SPILL_KERNEL]  # every metric, spills included
     assert lto[SPILL_KERNEL]["vgpr_spills"] > 0 and set(lto[SPILL_KERNEL]) == METRIC_NAMES
+
+
+def test_the_allocation_is_held_where_the_unified_file_is_the_ceiling_reached():
+    """A kernel that spills with all 256 architectural VGPRs and the unified file short of full
+    (ck_tile's GEMM without LTO: 256 + 240 AGPRs at occupancy 1) reached the architectural
+    ceiling: the AGPRs' share is free, the rest of the budget held; at the unified ceiling
+    (256 of 256 at occupancy 2, or 16 VGPRs under amdgpu-num-vgpr) the allocation is held too."""
+    budget = {"max_flat_workgroup_size": 256, "vgpr": 256, "occupancy": 1}
+    arch = default_predicate(1, False, {**budget, "vgpr_total": 496})
+    assert "llc.vgpr_total" not in arch
+    assert all(f"llc.{m} == orig.llc.{m}" in arch for m in budget)
+    for total, vgpr, occupancy in ((256, 256, 2), (16, 16, 8), (512, 248, 1)):
+        held = default_predicate(1, False, {**budget, "vgpr": vgpr, "vgpr_total": total, "occupancy": occupancy})
+        assert "llc.vgpr_total == orig.llc.vgpr_total" in held
 
 
 def test_default_predicate_keeps_spill_mfma_count_and_budget(tools, small):

@@ -64,8 +64,9 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               "[default: the kernel with the most spill code].")
 @click.option("--predicate", help="When the target is interesting, over llc.METRIC, alt.METRIC and the original's "
               "figures orig.llc.METRIC, orig.alt.METRIC [default: llc.vgpr_spills >= MIN_SPILLS and llc.spill_ops > 0, "
-              "and the original's MFMA count, launch bound (max_flat_workgroup_size), VGPR allocation (vgpr_total) "
-              "and occupancy: the same budget, reached].")
+              "and the original's MFMA count, launch bound (max_flat_workgroup_size), VGPR allocation (vgpr_total, "
+              "unless the 256 architectural VGPRs are the ceiling reached), architectural VGPRs (vgpr) and occupancy: "
+              "the same budget, reached].")
 @click.option("--min-spills", type=click.IntRange(1), default=1, show_default=True,
               help="VGPRs that must still spill, for the default predicate.")
 @click.option("--mcpu", default="gfx950", show_default=True, help="llc -mcpu.")

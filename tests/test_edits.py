@@ -1,4 +1,4 @@
-from reducer.text.edits import Edit, apply, line_span
+from reducer.text.edits import Edit, apply, compatible, line_span
 
 TEXT = b"f(a, b, c)"
 
@@ -14,6 +14,18 @@ def test_identical_edits_count_once_and_insertions_at_one_offset_keep_their_orde
     assert apply(b"ns{}", [alias, one, alias, two]) == b"ns{A;f;g;}"
     assert apply(b"ns{}", [alias, two, alias, one]) == b"ns{A;g;f;}"
     assert apply(b"abc", [Edit(1, 2, b"X"), Edit(1, 2, b"X")]) == b"aXc"
+
+
+def test_compatible_items_are_those_no_other_rewrites_inside():
+    # `using A = int; using B = T<A>; B b; A a;`: inlining B pastes `T<A>`, inlining A rewrites B's line
+    text = b"using A = int; using B = T<A>; B b; A a;"
+    a = (Edit(0, 15), Edit(27, 28, b"int"), Edit(36, 37, b"int"))
+    b = (Edit(15, 31), Edit(31, 32, b"T<A>"))
+    assert b"A" in apply(text, a + b)  # the union deletes A and pastes it back
+    assert compatible([a, b], lambda i: (i,)) == [a]
+    assert compatible([a, b], lambda i: (-i,)) == [b]
+    c = (Edit(36, 37, b"int"), Edit(38, 39, b"z"))  # one edit identical to a's, one beside
+    assert compatible([a, b, c], lambda i: (i,)) == [a, c]
 
 
 def test_overlapping_deletions_merge():

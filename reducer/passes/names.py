@@ -17,7 +17,9 @@ from .cxx import simple_name
 from .folding import scope_of
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
-                          "type_parameter_declaration", "optional_type_parameter_declaration"})
+                          "variadic_parameter_declaration", "optional_type_parameter_declaration"})
+# `typename T`, `class... Ts`: the name is a child without a field
+_TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_parameter_declaration"})
 
 
 def declaration_counts(root: Node) -> Counter:
@@ -27,6 +29,8 @@ def declaration_counts(root: Node) -> Counter:
     for node in walk(root):
         if node.type in ("alias_declaration", "type_definition"):
             counts[simple_name(node.child_by_field_name("name") or node.child_by_field_name("declarator"))] += 1
+        elif node.type in _TYPE_PARAMETERS:
+            counts[_type_parameter(node)] += 1
         elif node.type in _DECLARATORS or node.type == "function_declarator":
             counts[simple_name(node.child_by_field_name("declarator") or node.child_by_field_name("name"))] += 1
         elif node.type in ("field_declaration", "declaration"):
@@ -68,6 +72,12 @@ def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> li
             j -= 2
         if j >= 1 and lex[j - 1] == b"::" and (j < 2 or toks[j - 2].kind != "ident" and lex[j - 2] not in (b">", b")")):
             j -= 1  # `::mfconv::bf16_t`: the global qualifier goes too (`::__bf16` names nothing)
+        elif j >= 1 and lex[j - 1] == b"::":
+            # `Adaptor<1, 2>::HiddenIndex`: a member of a specialisation, whose qualifier cannot go
+            # with it (`Adaptor<1, 2>::MultiIndex<3>` names nothing)
+            if local:
+                continue
+            return None
         if j >= 1 and lex[j - 1] == b"typename":
             j -= 1
         out.append((toks[j].start, t.end))
@@ -100,6 +110,10 @@ def names_local(text: bytes, local: set[bytes]) -> bool:
         for i, t in enumerate(toks))} & local)
 
 
+def _type_parameter(node: Node) -> bytes | None:
+    return next((c.text for c in node.named_children if c.type == "type_identifier"), None)
+
+
 def local_names(src: Source) -> set[bytes]:
     """Names declared in a function or class body: an argument naming one (`zero_acc<Acc>()` with
     a local `using Acc`) means nothing where the template is defined."""
@@ -111,6 +125,18 @@ def local_names(src: Source) -> set[bytes]:
             if name is not None:
                 names.add(simple_name(name) or name.text)
     return names
+
+
+def template_parameters(src: Source) -> set[bytes]:
+    """Names declared as a template's parameters: `MultiIndex<NDimVisible>` means nothing outside
+    the class template whose parameter `NDimVisible` is."""
+    names = set()
+    for node in src.nodes():
+        if node.type in _TYPE_PARAMETERS:
+            names.add(_type_parameter(node))
+        elif node.type in _DECLARATORS and node.parent is not None and node.parent.type == "template_parameter_list":
+            names.add(simple_name(node.child_by_field_name("declarator") or node.child_by_field_name("name")))
+    return names - {None}
 
 
 _WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts

@@ -4,7 +4,8 @@ of overlapping or nested items well defined."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 
@@ -48,6 +49,39 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
         if j < run_start:  # junctions in one run of blanks share one repair
             run_start = _repair_separator(out, j)
     return bytes(out)
+
+
+def compatible(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> list[Item]:
+    """The items, in their order, that compose by union as each applies alone: no edit of one
+    overlaps a different edit of another, so `apply` drops none of them in any chunk. Where
+    items clash, the one first by `rank` (of its index) stays; the others wait for the next
+    enumeration, made on the text the kept ones leave. An item's edits inside another's
+    deletion are what break a chunk: inlining `using B = Tuple<A>;` deletes B's line, A's
+    rewrite of its use there is dropped, and B's uses get `Tuple<A>` with A gone."""
+    taken: list[Edit] = []  # the kept items' edits, sorted and pairwise disjoint
+    kept: set[int] = set()
+    for i in sorted(range(len(items)), key=rank):
+        edits = set(items[i])
+        if any(_clashes(taken, e) for e in edits):
+            continue
+        for e in edits:
+            k = bisect_left(taken, e)
+            if k == len(taken) or taken[k] != e:
+                taken.insert(k, e)
+        kept.add(i)
+    return [item for i, item in enumerate(items) if i in kept]
+
+
+def _clashes(taken: list[Edit], e: Edit) -> bool:
+    """Whether `e` overlaps, or shares a start with, an edit of `taken` other than itself."""
+    k = bisect_left(taken, e.start, key=lambda t: t.start)
+    if k and taken[k - 1].end > e.start:
+        return True
+    while k < len(taken) and (taken[k].start < e.end or taken[k].start == e.start):
+        if taken[k] != e:
+            return True
+        k += 1
+    return False
 
 
 def _repair_separator(out: bytearray, j: int) -> int:

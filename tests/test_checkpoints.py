@@ -37,5 +37,7 @@ def test_a_refused_chain_goes_back_to_the_newest_candidate_before_the_first_refu
         assert back.content == b"%d" % (first_bad - 1) and cp.confirmed is back and not cp.chain
         assert len(asked) <= 1 + 3  # the newest, then a bisection of 8
         assert cp.refused == 1 and cp.due() is False
+        # what goes back is known, so its passes are not paid for it
+        assert [k.content for k in cp.dropped] == [b"%d" % n for n in range(first_bad, 9)]
         cp.keep(kept(99))
         assert cp.due()  # after a refusal, the next kept candidate is confirmed at once

@@ -386,6 +386,22 @@ def test_a_stricter_check_runs_only_on_candidates_kept_and_every_file_written_pa
             assert ev_j.counters.tests > ev.counters.tests  # speculative tests, some interesting, none confirmed
 
 
+def test_a_pass_is_paid_for_what_it_keeps_not_for_what_a_refusal_sends_back():
+    """The passes' bytes removed add up to what the run removed, refusals or not: a kept step
+    that a refused confirmation drops comes off its pass, so the rest rule and the report see
+    what it bought."""
+    for batch in (1, 16):
+        with Evaluator(ConfirmsWithout((b"keep_me",), must=b"int a"), 1, "threading") as ev:
+            engine = Engine(ev, "cpp", Schedule(first=passes.resolve(list(passes.FIRST)),
+                                                main=passes.resolve(list(passes.MAIN)),
+                                                last=passes.resolve(list(passes.LAST))), confirm_batch=batch)
+            result = engine.reduce(CODE)
+        assert ev.counters.unconfirmed > 0  # some kept steps were refused and sent back
+        removed = sum(y.bytes_removed for y in engine.status.per_pass.values())
+        assert removed == len(CODE) - len(result), batch
+        assert all(y.accepted >= 0 for y in engine.status.per_pass.values())
+
+
 def test_a_replay_from_the_journal_takes_the_path_of_the_run_it_replays_refusals_included(tmp_path):
     """The journal holds the refusals of confirmations too; a replay that knew them before the
     engine asked would skip the refused candidates where the run had kept them, and go another

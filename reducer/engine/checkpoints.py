@@ -28,6 +28,8 @@ class Kept:
 
     parts: list[bytes]
     content: bytes
+    by: str = ""      # the pass that made it ("" for a start)
+    removed: int = 0  # the bytes it removed from the one kept before it
 
 
 def batch_size(limit: int, confirm_cost: float, kept: int, refused: int, work: int) -> int:
@@ -53,6 +55,7 @@ class Checkpoints:
         self.refused = 0            # kept candidates whose confirmation failed (the run went back)
         self.decided = 0            # kept candidates whose confirmation is known (passed or refused)
         self.work = 0               # candidates decided to find the kept ones
+        self.dropped: list[Kept] = []  # what the last settle threw away: the refused one and those after it
 
     def keep(self, kept: Kept, work: int = 1) -> None:
         """`kept` was found after `work` candidates were decided since the previous one."""
@@ -65,7 +68,9 @@ class Checkpoints:
     def settle(self, confirm: Callable[[bytes], bool]) -> Kept | None:
         """Confirm the chain through its newest (`confirm(content)`: passes or not). None when it
         passes (everything kept is confirmed now); else the newest kept candidate that passes, to
-        go back to: the first refused one's predecessor (a bisection finds it)."""
+        go back to: the first refused one's predecessor (a bisection finds it); `dropped` holds
+        the refused one and those after it."""
+        self.dropped = []
         if not self.chain:
             return None
         if confirm(self.chain[-1].content):
@@ -82,6 +87,7 @@ class Checkpoints:
                 bad = mid
         if good >= 0:
             self.confirmed = self.chain[good]
+        self.dropped = self.chain[good + 1:]
         self.decided += good + 2  # the ones that passed, and the refused one; the rest are dropped
         self.chain = []
         self._batch = 1

@@ -38,6 +38,8 @@ from .schedule import Schedule
 
 @dataclass
 class PassYield:
+    # its kept candidates and the bytes they removed, less those a refused confirmation sent
+    # back (what the rest rule and the report count as paid)
     accepted: int = 0
     bytes_removed: int = 0
     tests: int = 0          # oracle tests of its candidates, speculative and re-checks included
@@ -347,7 +349,7 @@ class Engine:
                     break
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
-                self._accept(self._apply(level, self._best.text, items[start:start + size]), stats)
+                self._accept(self._apply(level, self._best.text, items[start:start + size]), p)
                 largest = max(largest, size)
                 pos += index * size
                 self._revisit(p)
@@ -384,14 +386,15 @@ class Engine:
         self.status.prefiltered += 1
         return False
 
-    def _accept(self, content: bytes, stats: PassYield) -> None:
+    def _accept(self, content: bytes, p: Pass) -> None:
+        stats, removed = self._yield(p), len(self._best.text) - len(content)
         stats.accepted += 1
-        stats.bytes_removed += len(self._best.text) - len(content)
+        stats.bytes_removed += removed
         self._earlier.append(list(self.parts))
         self._set_parts(self.parts[:self._part] + [content] + self.parts[self._part + 1:])
         self.status.accepted += 1
         self.hooks.on_event("accept", self.status)
-        self._checkpoints.keep(Kept(list(self.parts), self._current()), self._work)
+        self._checkpoints.keep(Kept(list(self.parts), self._current(), p.name, removed), self._work)
         self._work = 0
         if not self.evaluator.confirms or self._checkpoints.due():
             self._checkpoint()
@@ -410,6 +413,10 @@ class Engine:
         self.hooks.on_accept(confirmed.content)
         if back is None:
             return False
+        for dropped in self._checkpoints.dropped:  # a pass is paid for what it keeps, not for what goes back
+            stats = self.status.per_pass[dropped.by]
+            stats.accepted -= 1
+            stats.bytes_removed -= dropped.removed
         self._set_parts(list(back.parts))
         self.status.refused += 1
         self.hooks.on_event("refused", self.status)

@@ -127,6 +127,8 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     if s["per_pass"]:
         dropped = {bug["pass"]: bug["number"] for bug in bugs}
         lines += ["", "## Yield per pass", "",
+                  "Accepted, bytes removed: its kept candidates and what they removed, less those a refused "
+                  "confirmation sent back. "
                   "Tests: oracle tests of the pass's candidates (speculative ones included). Answered: by the "
                   "verdict cache or another run's test. Not smaller, pre-filtered: candidates rejected without a "
                   "test (no smaller than the current file, nor progress by the pass's own measure; more parse "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_clang22
-from kernels import pressure
+from kernels import SMALL, pressure
 
 from interestingness.base.process import Completed
 from interestingness.compiler import compile as compile_module
@@ -277,7 +277,7 @@ def test_file_sets_build_the_same_with_one_front_end(tmp_path):
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])
     o = SpillSetup("k.hip", ["-Iinc"], None, SPILLS, tmp_dir=tmp_path / "work", cwd=tmp_path, tree=tree).resolve(data)
     assert o.compiler.shared_front_end
-    calm = encode([(n, t.replace(b"#define N 140", b"#define N 8")) for n, t in decode(data)])
+    calm = encode([(n, t.replace(f"#define N {SMALL[0]}".encode(), b"#define N 8")) for n, t in decode(data)])
     d = driver_copy(o)
     for content, interesting in ((data, True), (calm, False)):
         shared, driver = o.test(content), d.test(content)

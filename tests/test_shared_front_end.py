@@ -158,7 +158,7 @@ def test_the_memo_is_shared_by_the_processes_of_a_run(tiny, tmp_path):
 def test_an_original_built_otherwise_from_the_bitcode_keeps_the_driver(tmp_path, monkeypatch):
     """Adoption is decided from the original: pipelines that give it other code (here the no-LTO
     side's at -O0) leave the run with the driver's builds."""
-    source = pressure(140).encode()
+    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
     (tmp_path / "k.hip").write_bytes(source)
 
     def setup():
@@ -179,7 +179,7 @@ def test_an_original_built_otherwise_from_the_bitcode_keeps_the_driver(tmp_path,
 
 @needs_clang22
 def test_front_end_timeouts_and_keep_artifacts(tmp_path):
-    source = pressure(140).encode()
+    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
     (tmp_path / "k.hip").write_bytes(source)
     o = SpillSetup("k.hip", [], None, "lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path / "t").resolve(source)
     assert o.compiler.shared_front_end

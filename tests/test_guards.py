@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
-from kernels import pressure_in_a_loop
+from kernels import SMALL, pressure_in_a_loop
 
 from interestingness.measure.metrics import METRICS, parse_kernels
 from interestingness.measure.predicates import DEFAULT_EFFECT, Predicate
@@ -68,7 +68,7 @@ def test_the_guard_falls_back_to_verdicts_when_the_originals_own_code_changes(tm
 
 
 def test_the_loop_guard_refuses_a_straight_line_spill_when_the_original_spills_in_a_loop(tmp_path):
-    looped, straight = pressure_in_a_loop().encode(), pressure_in_a_loop(runtime=False).encode()
+    looped, straight = pressure_in_a_loop(True, *SMALL).encode(), pressure_in_a_loop(False, *SMALL).encode()
     (tmp_path / "k.hip").write_bytes(looped)
     o = SpillSetup("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(looped)
     assert o.loop_targets == ("_Z5spillPfPKfi",)

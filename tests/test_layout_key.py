@@ -9,7 +9,7 @@ import sys
 from conftest import CLANG, ROOT, needs_clang22
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from kernels import pressure
+from kernels import SMALL, pressure
 
 from reducer.text.lexer import layout_key
 
@@ -79,7 +79,7 @@ def test_the_layout_memo_collisions_seen_in_real_runs_are_told_apart_by_clang_an
 OWN_API = b"""#include <hip/hip_runtime.h>
 extern "C" hipError_t myLaunch(const void* f, dim3 grid, dim3 block, void** args);
 #define SCALE (2.0f)
-""" + pressure(140).encode().replace(b"a[i] = s;", b"a[i] = s * SCALE;")
+""" + pressure(*SMALL).encode().replace(b"a[i] = s;", b"a[i] = s * SCALE;")  # the small spill: cheap builds
 
 
 @needs_clang22

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLANG, ROOT, needs_clang22, write_script
-from kernels import PRESSURE
+from kernels import PRESSURE, SMALL
 
 from interestingness.base.bundle import BundleError, Tree, decode, encode, materialise
 from reducer.engine.cache import VerdictCache
@@ -164,7 +164,9 @@ def test_a_stopped_multi_file_run_resumes_to_the_uninterrupted_result(tmp_path):
 
 # --- spill oracle: a real kernel in three files -------------------------------------------------
 
-PARAMS = ("#ifndef PARAMS_H\n#define PARAMS_H\n#define N 140\n#define BOUND\n"
+# the small kernel (tests/kernels.py's SMALL: spills with a quarter of pressure(140)'s code, each build
+# about half the time); N 8 under its bound does not spill
+PARAMS = (f"#ifndef PARAMS_H\n#define PARAMS_H\n#define N {SMALL[0]}\n#define BOUND {SMALL[1]}\n"
           "__device__ int params_unused(int q) { return q * 5 + 1; }\n#endif\n")
 KERNEL_H = ('#pragma once\n#include "params.h"\n__device__ float pressure_unused(float x) { return x * 0.5f; }\n'
             + PRESSURE.replace("#include <hip/hip_runtime.h>\n", ""))
@@ -195,10 +197,10 @@ def test_spill_oracle_compiles_the_file_set_and_a_changed_header_is_a_new_key(tm
     o = oracle().resolve(data)
     assert o.test(data).interesting
     members = dict(decode(data))
-    calm = encode([(n, t.replace(b"#define N 140", b"#define N 8")) for n, t in members.items()])
+    calm = encode([(n, t.replace(f"#define N {SMALL[0]}".encode(), b"#define N 8")) for n, t in members.items()])
     assert not o.test(calm).interesting  # the header the compile reads is the candidate's, not the user's
     # the user's header is not read: changing it on disk changes no verdict of a candidate
-    (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace("N 140", "N 8"))
+    (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace(f"N {SMALL[0]}", "N 8"))
     assert o.test(data).interesting
     # the identity does not depend on a test's temp paths, so a resumed run (a new oracle) matches it
     assert oracle().restore(o.settings(), data).identity() == o.identity()
@@ -232,6 +234,6 @@ def test_spill_run_without_flattening_reduces_the_headers_into_the_output_tree(t
     r = reduce(*args, "--force", "--no-explain", "--", "-Iinc", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert int(re.search(r"(\d+) from the cache", r.stderr).group(1)) > 0
-    (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace("N 140", "N 8"))
+    (tmp_path / "inc" / "kern" / "params.h").write_text(PARAMS.replace(f"N {SMALL[0]}", "N 8"))
     r = reduce(*args, "--force", "--no-explain", "--", "-Iinc", cwd=tmp_path)
     assert r.returncode == 5 and "not interesting" in r.stderr, r.stderr

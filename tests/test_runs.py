@@ -23,12 +23,14 @@ def case_source() -> str:
     return "\n".join(lines) + "\n"
 
 
-def setup_case(d: Path) -> Path:
-    """A C file, and a test that marks each test it is running (so a kill can land inside one)."""
+def setup_case(d: Path, pause: bool = True) -> Path:
+    """A C file, and a test that marks each test it is running and takes 50 ms (so a kill can land
+    inside one). pause=False: the same verdicts at once, for runs that nothing stops mid-test."""
     d.mkdir(parents=True, exist_ok=True)
     (d / "case.c").write_text(case_source())
     (d / "marks").mkdir()
-    return write_script(d / "t.sh", f"touch {d}/marks/$$\nsleep 0.05\ngrep -q 'foo(' case.c && grep -q f7 case.c\n"
+    sleep = "sleep 0.05\n" if pause else ""
+    return write_script(d / "t.sh", f"touch {d}/marks/$$\n{sleep}grep -q 'foo(' case.c && grep -q f7 case.c\n"
                         f"s=$?; rm -f {d}/marks/$$; exit $s\n")
 
 
@@ -63,7 +65,7 @@ def kill_when(proc: subprocess.Popen, ready, timeout: float = 60) -> bool:
 
 def test_sigkill_at_several_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
     ref_dir, run_dir = tmp_path / "ref", tmp_path / "run"
-    test = setup_case(ref_dir)
+    test = setup_case(ref_dir, pause=False)  # the reference run is not killed
     r = reduce("case.c", "--test", test, "-j", 2, "-q", cwd=ref_dir)
     assert r.returncode == 0, r.stderr
     reference = (ref_dir / "case.reduced.c").read_bytes()
@@ -119,7 +121,7 @@ def test_budgets_stop_cleanly_and_resume_goes_on(tmp_path):
 
 
 def test_report_has_sizes_passes_and_a_plot(tmp_path):
-    test = setup_case(tmp_path)
+    test = setup_case(tmp_path, pause=False)
     r = reduce("case.c", "--test", test, "-j", 2, "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     workdir = tmp_path / "case.reduced.c.work"
@@ -146,7 +148,7 @@ def test_the_share_of_candidates_that_did_not_compile_per_pass():
 
 
 def test_json_progress_lines(tmp_path):
-    test = setup_case(tmp_path)
+    test = setup_case(tmp_path, pause=False)
     r = reduce("case.c", "--test", test, "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     records = [json.loads(line) for line in r.stdout.splitlines()]
@@ -155,7 +157,7 @@ def test_json_progress_lines(tmp_path):
 
 
 def test_an_existing_workdir_is_never_clobbered(tmp_path):
-    test = setup_case(tmp_path)
+    test = setup_case(tmp_path, pause=False)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("precious")
     r = reduce("case.c", "--test", test, "--workdir", "mine", "--force", cwd=tmp_path)
@@ -176,7 +178,7 @@ def test_a_failed_setup_leaves_no_workdir(tmp_path):
 
 def test_batch_finishes_good_cases_reports_the_broken_one_and_resumes(tmp_path):
     for name in ("a", "b", "broken"):
-        setup_case(tmp_path / name)
+        setup_case(tmp_path / name, pause=False)
     write_script(tmp_path / "broken" / "t.sh", "grep -q no_such_thing case.c\n")
     manifest = tmp_path / "cases.toml"
     manifest.write_text("parallel = 2\n[defaults]\njobs = 1\n" + "".join(
@@ -289,7 +291,7 @@ def test_every_test_is_counted_for_its_pass_across_budget_stops_kills_and_resume
 
 
 def test_skip_passes_is_recorded_and_honoured_by_resume_and_batch(tmp_path):
-    test = setup_case(tmp_path)
+    test = setup_case(tmp_path, pause=False)
     workdir = tmp_path / "case.reduced.c.work"
     r = reduce("case.c", "--test", test, "--skip-passes", "tokens,lines, tree-delete", "--max-tests", 8, "-q",
                cwd=tmp_path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_clang22
-from kernels import pressure
+from kernels import SMALL, pressure
 
 from interestingness.base.process import Completed
 from interestingness.compiler import compile as compile_module
@@ -158,7 +158,7 @@ def test_the_memo_is_shared_by_the_processes_of_a_run(tiny, tmp_path):
 def test_an_original_built_otherwise_from_the_bitcode_keeps_the_driver(tmp_path, monkeypatch):
     """Adoption is decided from the original: pipelines that give it other code (here the no-LTO
     side's at -O0) leave the run with the driver's builds."""
-    source = pressure(140).encode()
+    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
     (tmp_path / "k.hip").write_bytes(source)
 
     def setup():
@@ -179,7 +179,7 @@ def test_an_original_built_otherwise_from_the_bitcode_keeps_the_driver(tmp_path,
 
 @needs_clang22
 def test_front_end_timeouts_and_keep_artifacts(tmp_path):
-    source = pressure(140).encode()
+    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
     (tmp_path / "k.hip").write_bytes(source)
     o = SpillSetup("k.hip", [], None, "lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path / "t").resolve(source)
     assert o.compiler.shared_front_end
@@ -277,7 +277,7 @@ def test_file_sets_build_the_same_with_one_front_end(tmp_path):
     tree, data = collect(tmp_path / "k.hip", KERNEL_MAIN.encode(), [tmp_path / "inc"])
     o = SpillSetup("k.hip", ["-Iinc"], None, SPILLS, tmp_dir=tmp_path / "work", cwd=tmp_path, tree=tree).resolve(data)
     assert o.compiler.shared_front_end
-    calm = encode([(n, t.replace(b"#define N 140", b"#define N 8")) for n, t in decode(data)])
+    calm = encode([(n, t.replace(f"#define N {SMALL[0]}".encode(), b"#define N 8")) for n, t in decode(data)])
     d = driver_copy(o)
     for content, interesting in ((data, True), (calm, False)):
         shared, driver = o.test(content), d.test(content)

@@ -15,7 +15,7 @@ from interestingness.oracle.spill import SpillOracle
 from reducer.engine.cache import VerdictCache
 from reducer.engine.evaluate import Evaluator
 from reducer.engine.journal import Journal
-from reducer.engine.verdicts import VerdictStore, digest
+from reducer.engine.verdicts import LAYOUT_MEMO, VerdictStore, digest
 
 
 def store(tmp_path, cache=False, journal=True, layout=None):
@@ -112,6 +112,18 @@ def test_a_layout_key_only_rejects(tmp_path):
     s.add(b"c d", Verdict(True))
     assert s.lookup(b"ab").reason == "exit 1" and s.counters.layout_rejects == 1
     assert s.lookup(b"cd") is None and s.counters.layout_retests == 1
+
+
+def test_a_candidates_layout_key_is_made_once(tmp_path):
+    """Its lookup before the test and its verdict after it share one key; the memo stays bounded."""
+    made = []
+    s = store(tmp_path, journal=False, layout=lambda c: made.append(c) or c.replace(b" ", b""))
+    for i in range(LAYOUT_MEMO + 10):
+        content = b"x %d" % i
+        assert s.lookup(content) is None
+        s.add(content, Verdict(False, "exit 1"))
+    assert made == [b"x %d" % i for i in range(LAYOUT_MEMO + 10)] and len(s._layouts) == LAYOUT_MEMO
+    assert s.lookup(b"x0").reason == "exit 1" and len(made) == LAYOUT_MEMO + 11  # a respacing: a key of its own
 
 
 def test_earlier_sessions_and_other_runs_answer_and_are_counted(tmp_path):

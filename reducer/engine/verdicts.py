@@ -44,6 +44,10 @@ class Counters:
 # from the best file moves with the text before it, and is still the same error.
 _POSITION = re.compile(r":\d+:\d+:|^\s*\d+ \|", re.M)
 
+# How many contents' layout keys the store keeps: a candidate's lookup before its test and its
+# verdict after it need the same key, and only the tests in flight (about -j) lie between the two.
+LAYOUT_MEMO = 256
+
 
 def digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
@@ -71,6 +75,7 @@ class VerdictStore:
         self._confirmed: dict[str, Verdict] = {}
         self._rejected_layouts: dict[str, Verdict] = {}
         self._accepted_layouts: set[str] = set()  # only to count layout_retests
+        self._layouts: dict[str, str] = {}  # content digest -> layout key digest, the LAYOUT_MEMO newest
         self._streak: tuple[str, int] = ("", 0)  # the last verdicts' shared failure reason, and how many
         # oracle runs and waits for other processes happen outside it
         self._lock = threading.RLock()
@@ -83,7 +88,7 @@ class VerdictStore:
         with self._lock:
             known = self._recall(key, content)
             if known is None and self._layout is not None:
-                layout = digest(self._layout(content))
+                layout = self._layout_of(key, content)
                 known = self._rejected_layouts.get(layout)
                 if known is not None:
                     self.counters.layout_rejects += 1
@@ -212,10 +217,22 @@ class VerdictStore:
     def _learn(self, key: str, content: bytes, verdict: Verdict) -> None:
         self._memo[key] = verdict
         if self._layout is not None:
-            layout = digest(self._layout(content))
+            layout = self._layout_of(key, content)
             if verdict.interesting:
                 self._accepted_layouts.add(layout)
             else:
                 self._rejected_layouts[layout] = verdict
         why = "" if verdict.interesting else _POSITION.sub(":", verdict.reason[:300])
         self._streak = (why, self._streak[1] + 1 if why and why == self._streak[0] else 1)
+
+    def _layout_of(self, key: str, content: bytes) -> str:
+        """The digest of `content`'s layout key, made once per content (lexing a file takes
+        milliseconds of the main process, during which a worker may sit idle)."""
+        assert self._layout is not None
+        layout = self._layouts.pop(key, None)
+        if layout is None:
+            layout = digest(self._layout(content))
+        self._layouts[key] = layout  # newest last
+        if len(self._layouts) > LAYOUT_MEMO:
+            del self._layouts[next(iter(self._layouts))]
+        return layout

@@ -1,6 +1,10 @@
+import re
 from pathlib import Path
 
-from reducer.text.lexer import count_tokens, tokenize
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reducer.text.lexer import Token, count_tokens, tokenize
 from reducer.text.source import Source, language_for
 
 HIP = b"""#include <hip/hip_runtime.h>
@@ -64,6 +68,52 @@ def test_layout_key_ignores_amounts_of_blank_but_not_its_presence_nor_lines():
                  (b"// x \\\nint y;", b"// x\nint y;"),                          # a spliced line comment
                  (b"a\\\n b", b"a\\\nb")]:                                     # a splice joins tokens
         assert layout_key(a) != layout_key(b), (a, b)
+
+
+# The tokenizer as it was before it matched the blank space before a token with the token
+# (issue 42): the reference the faster one must equal on any bytes.
+_UD = rb"(?:[A-Za-z_][A-Za-z0-9_]*)?"
+_OLD_TOKEN = re.compile(
+    rb"""
+      (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+    | (?P<string>[uUL8]*R"(?P<delim>[^()\\\s]{0,16})\(.*?(?:\)(?P=delim)"UD|\Z)
+               |[uUL8]*"(?:\\.|[^"\\\n])*(?:"UD|$)|[uUL8]*'(?:\\.|[^'\\\n])*(?:'UD|$))
+    | (?P<number>\.?[0-9](?:[eEpP][+-]|'[0-9a-zA-Z_]|[0-9a-zA-Z_.])*)
+    | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
+    | (?P<punct><<<|>>>|<<=|>>=|->\*|\.\.\.|<=>|%:%:|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\#\#
+               |<:(?!:(?:[^:>]|\Z))|:>|<%|%>|%:|[^\s])
+    """.replace(b"UD", _UD),
+    re.VERBOSE | re.DOTALL | re.MULTILINE,
+)
+_OLD_SPACE = re.compile(rb"\s+")
+
+
+def old_tokenize(text: bytes) -> list[Token]:
+    tokens: list[Token] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        space = _OLD_SPACE.match(text, pos)
+        if space:
+            pos = space.end()
+            if pos >= n:
+                break
+        m = _OLD_TOKEN.match(text, pos)
+        assert m is not None and m.end() > pos and m.lastgroup is not None
+        tokens.append(Token(pos, m.end(), m.lastgroup if m.lastgroup != "delim" else "string"))
+        pos = m.end()
+    return tokens
+
+
+LEXEMES = [b"a", b"u8", b"L", b"R", b"_x", b"$", b"0", b"1.5e+3", b".5", b"0x1f'ff", b"1_km", b"'", b'"', b"\\",
+           b'R"d(', b')d"', b'u8R"(', b')"', b"/*", b"*/", b"//", b"<", b":", b">", b"%", b"#", b"=", b"-", b"*",
+           b".", b"+", b"|", b"&", b"(", b")", b" ", b"\t", b"\n", b"\r\n", b"\v", b"\f", b"\\\n", b"\x00", b"\xff"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.one_of(st.binary(max_size=200), st.lists(st.sampled_from(LEXEMES), max_size=60).map(b"".join)))
+def test_tokenizer_equals_the_reference_on_any_bytes(text):
+    assert tokenize(text) == old_tokenize(text)
+    assert [type(t) for t in tokenize(text)] == [Token] * len(tokenize(text))
 
 
 def test_tokenizer_follows_clang_where_a_naive_one_splits():

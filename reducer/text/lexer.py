@@ -11,8 +11,10 @@ from typing import NamedTuple
 # a pp-number takes letters, digits, `.` and a `'` before one of these, and `<:` `:>` `<%` `%>` `%:` are digraphs
 # (`<::` is `<` `::` unless a `:` or `>` follows, as C++11 says).
 _UD_SUFFIX = rb"(?:[A-Za-z_][A-Za-z0-9_]*)?"
+# One match a token, the blank space before it included: one regex call and one Token each.
 _TOKEN = re.compile(
     rb"""
+    \s*(?:
       (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
     | (?P<string>[uUL8]*R"(?P<delim>[^()\\\s]{0,16})\(.*?(?:\)(?P=delim)"UD|\Z)
                |[uUL8]*"(?:\\.|[^"\\\n])*(?:"UD|$)|[uUL8]*'(?:\\.|[^'\\\n])*(?:'UD|$))
@@ -20,10 +22,9 @@ _TOKEN = re.compile(
     | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
     | (?P<punct><<<|>>>|<<=|>>=|->\*|\.\.\.|<=>|%:%:|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\#\#
                |<:(?!:(?:[^:>]|\Z))|:>|<%|%>|%:|[^\s])
-    """.replace(b"UD", _UD_SUFFIX),
+    )""".replace(b"UD", _UD_SUFFIX),
     re.VERBOSE | re.DOTALL | re.MULTILINE,
 )
-_SPACE = re.compile(rb"\s+")
 
 
 class Token(NamedTuple):
@@ -33,19 +34,20 @@ class Token(NamedTuple):
 
 
 def tokenize(text: bytes) -> list[Token]:
+    """Every token of `text`, in order; only blank space lies between them. Lexing each
+    candidate is the main process's busiest work while the oracle's workers wait, hence the
+    one match a token and the Tokens made as plain tuples (as NamedTuple._make does)."""
+    # The punct branch matches any non-space byte, so the matches follow each other and only
+    # trailing blank space is left; every branch is a named group, and the last to close is
+    # the whole token's (never `delim`, which a raw string's group encloses).
+    new = tuple.__new__
     tokens: list[Token] = []
-    pos, n = 0, len(text)
-    while pos < n:
-        space = _SPACE.match(text, pos)
-        if space:
-            pos = space.end()
-            if pos >= n:
-                break
-        m = _TOKEN.match(text, pos)
-        # the punct branch matches any non-space byte; every branch is a named group
-        assert m is not None and m.end() > pos and m.lastgroup is not None
-        tokens.append(Token(pos, m.end(), m.lastgroup if m.lastgroup != "delim" else "string"))
-        pos = m.end()
+    append = tokens.append
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        assert kind is not None
+        start, end = m.span(kind)
+        append(new(Token, (start, end, kind)))
     return tokens
 
 

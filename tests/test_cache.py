@@ -50,6 +50,24 @@ def test_lru_bounds_hold(tmp_path):
     assert off.get(b"x") is None and not (tmp_path / "off").exists()
 
 
+def test_limits_are_checked_at_open_and_every_64th_of_them_not_at_each_put(tmp_path):
+    """A put does not count the table; a run leaves the cache less than 1/64 of its limit (at
+    most 63 entries) over, and the next run to open it brings it back under."""
+    cache = VerdictCache(tmp_path, {}, max_entries=640)  # a check every 10 puts
+    counted = []
+    evict = cache._evict
+    cache._evict = lambda: counted.append(cache.entries()) or evict()
+    for i in range(700):
+        cache.put(b"c%d" % i, Verdict(False))
+        assert cache.entries() < 640 + 10
+    assert len(counted) == 70 and max(counted) == 640 + 10  # counted with the 10th put, then evicted
+    assert cache.get(b"c59") is None and cache.get(b"c60") is not None  # least recently used first
+    assert VerdictCache(tmp_path, {}, max_entries=100).entries() == 100
+    assert cache.get(b"c60") is not None and cache.get(b"c600") is None and cache.get(b"c601") is not None
+    plan = cache._db.execute("EXPLAIN QUERY PLAN SELECT COUNT(*), SUM(size) FROM entries").fetchall()
+    assert "COVERING INDEX" in str(plan)  # the sizes are summed without reading the keys
+
+
 class CountingOracle(NoConfirmation):
     def __init__(self):
         self.calls, self.lock = [], threading.Lock()

@@ -91,8 +91,12 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               help="Keep verdicts in the persistent cache (its key: llc and libLLVM hashes, llc commands, "
               "predicate, target kernel, candidate bytes).")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="[default: $XDG_CACHE_HOME/gpu-reduce]")
-@click.option("--cache-max-entries", type=click.IntRange(0), default=200_000, show_default=True, help="0 disables.")
-@click.option("--cache-max-bytes", type=click.IntRange(0), default=1 << 30, show_default=True, help="0 disables.")
+@click.option("--cache-max-entries", type=click.IntRange(0), default=200_000, show_default=True,
+              help="Checked when a run opens the cache and every 64 puts (1/64 of the limit if fewer), "
+              "so a run may leave it up to 63 entries over. 0 disables.")
+@click.option("--cache-max-bytes", type=click.IntRange(0), default=1 << 30, show_default=True,
+              help="Checked when a run opens the cache and each time it has put 1/64 of the limit, "
+              "so a run may leave it that much over. 0 disables.")
 @click.option("--undef-guard/--no-undef-guard", default=True, show_default=True,
               help="Refuse candidates with more loads, stores or MFMA calls taking an undef or poison operand than "
               "the original (the IR's counterpart of the source oracle's init guard).")

@@ -10,7 +10,10 @@ The lessons of the compile-cache reviews (shared/seeds) are the design:
   so a run that asks for a key another run is evaluating waits for that verdict instead of
   evaluating it again (claims of dead or stalled owners are taken over);
 - failures of the machinery are never stored; compile errors and timeouts are verdicts and are;
-- bounded by entries and bytes, least recently used first; 0 disables.
+- bounded by entries and bytes, least recently used first; 0 disables. Counting the table takes
+  a scan of it, so a process checks the limits when it opens the cache and then once it has put
+  1/64 of either limit since, and at most every 64th put: a put stays O(1) and each process
+  writing may leave the cache up to 63 entries (and under 1/64 of each limit) over its limits.
 SQLite makes concurrent runs safe without a lock protocol of our own.
 """
 from __future__ import annotations
@@ -31,6 +34,7 @@ from interestingness.base.verdict import Verdict
 CACHE_VERSION = 1
 APP_NAME = "gpu-reduce"
 RECORD_VALUES, RECORD_CONFIRMATION = "front-end values", "confirmation"
+CHECK_EVERY = 64  # puts at most between two checks of the limits, and the share of a limit put between them
 
 
 def default_cache_dir() -> Path:
@@ -59,6 +63,9 @@ class VerdictCache:
         self._digest = digest or (lambda key: hashlib.sha256(key).hexdigest())
         self.collisions = 0
         self._lock = threading.RLock()
+        # entries and bytes put since the limits were last checked, and how many of each call for a check
+        self._since = (0, 0)
+        self._slack = (max(1, min(CHECK_EVERY, max_entries // CHECK_EVERY)), max(1, max_bytes // CHECK_EVERY))
         if not self.enabled:
             return
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -71,9 +78,14 @@ class VerdictCache:
         self._use_wal(deadline=time.monotonic() + 60)
         self._db.execute("CREATE TABLE IF NOT EXISTS entries (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "verdict TEXT NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS by_use ON entries(used)")
+        # least recently used first, and the sizes to sum without reading the keys (a covering index)
+        self._db.execute("CREATE INDEX IF NOT EXISTS by_use_size ON entries(used, size)")
+        self._db.execute("DROP INDEX IF EXISTS by_use")  # its former index, by `used` alone
         self._db.execute("CREATE TABLE IF NOT EXISTS claims (digest TEXT PRIMARY KEY, key BLOB NOT NULL, "
                          "host TEXT NOT NULL, pid INTEGER NOT NULL, since REAL NOT NULL)")
+        with self._db:  # limits lowered since the last run, or runs that left the cache over them
+            self._db.execute("BEGIN IMMEDIATE")
+            self._evict()
 
     def _use_wal(self, deadline: float) -> None:
         """Switch to WAL (persistent: once per database). SQLite refuses the switch at once, without its busy
@@ -110,13 +122,9 @@ class VerdictCache:
         if not self.enabled or verdict.infra_failure:
             return
         key = self._prefix + content
-        record = json.dumps({"interesting": verdict.interesting, "reason": verdict.reason,
-                             "seconds": verdict.seconds, "details": verdict.details, "kind": verdict.kind}, default=str)
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-                             (self._digest(key), key, record, len(key) + len(record), time.time()))
-            self._evict()
+        self._insert(key, json.dumps({"interesting": verdict.interesting, "reason": verdict.reason,
+                                      "seconds": verdict.seconds, "details": verdict.details, "kind": verdict.kind},
+                                     default=str))
 
     def _record_key(self, content: bytes, kind: str) -> bytes:
         return json.dumps({"cache": CACHE_VERSION, "record": kind, "oracle": self._identity}, sort_keys=True,
@@ -140,13 +148,18 @@ class VerdictCache:
     def put_record(self, content: bytes, record: dict, kind: str = RECORD_VALUES) -> None:
         if not self.enabled:
             return
-        key = self._record_key(content, kind)
-        value = json.dumps(record)
+        self._insert(self._record_key(content, kind), json.dumps(record))
+
+    def _insert(self, key: bytes, value: str) -> None:
+        """A published verdict or record, then the limits checked when enough was put since."""
+        size = len(key) + len(value)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-                             (self._digest(key), key, value, len(key) + len(value), time.time()))
-            self._evict()
+                             (self._digest(key), key, value, size, time.time()))
+            self._since = (self._since[0] + 1, self._since[1] + size)
+            if self._since[0] >= self._slack[0] or self._since[1] >= self._slack[1]:
+                self._evict()
 
     @_locked
     def claim(self, content: bytes, stale_after: float) -> bool:
@@ -189,12 +202,14 @@ class VerdictCache:
             time.sleep(poll)
 
     def _evict(self) -> None:
+        """The least recently used entries deleted until the limits hold (inside a write transaction)."""
         count, size = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries").fetchone()
         while count > self.max_entries or size > self.max_bytes:
             digest, entry_size = self._db.execute(
                 "SELECT digest, size FROM entries ORDER BY used LIMIT 1").fetchone()
             self._db.execute("DELETE FROM entries WHERE digest = ?", (digest,))
             count, size = count - 1, size - entry_size
+        self._since = (0, 0)
 
     @_locked
     def entries(self) -> int:

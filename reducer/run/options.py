@@ -217,9 +217,13 @@ class RunConfig:
         None)
     cache_dir: str | None = option(("--cache-dir",), "[default: $XDG_CACHE_HOME/gpu-reduce]", None,
         {"type": _PATH}, parse=_absolute)
-    cache_max_entries: int = option(("--cache-max-entries",), "0 disables.", 200_000,
+    cache_max_entries: int = option(("--cache-max-entries",),
+        "Checked when a run opens the cache and every 64 puts (1/64 of the limit if fewer), "
+        "so a run may leave it up to 63 entries over. 0 disables.", 200_000,
         {"type": click.IntRange(0), **_SHOWN})
-    cache_max_bytes: int = option(("--cache-max-bytes",), "0 disables.", 1 << 30,
+    cache_max_bytes: int = option(("--cache-max-bytes",),
+        "Checked when a run opens the cache and each time it has put 1/64 of the limit, "
+        "so a run may leave it that much over. 0 disables.", 1 << 30,
         {"type": click.IntRange(0), **_SHOWN})
     keep_artifacts: str | None = option(("--keep-artifacts",),
         "Keep every test's directory (candidate, build outputs) under this directory; "

@@ -93,6 +93,19 @@ def test_a_slot_is_refilled_as_soon_as_its_test_ends_and_the_answer_is_the_first
     assert b"q2" in oracle.spans and b"q3" not in oracle.spans  # nothing after an interesting one starts
 
 
+def test_a_test_still_running_when_the_answer_comes_runs_on_and_a_later_search_takes_it_over():
+    """The answer does not wait for the slower tests after it (its confirmation can start); their
+    verdicts are remembered when they end, and a search that draws one meanwhile waits for it
+    rather than testing it again."""
+    oracle = SlowFirst({b"q1"})
+    with Evaluator(oracle, 2, "threading") as ev:
+        assert ev.first_interesting([b"q1", b"slow"])[0] == 0
+        assert b"slow" not in oracle.spans  # answered while it runs
+        assert ev.first_interesting([b"slow", b"q2"]) is None
+        assert ev.counters.tests == 3  # `slow` was tested once
+    assert oracle.spans[b"q1"][1] < oracle.spans[b"slow"][1]
+
+
 def test_each_distinct_candidate_is_tested_once():
     oracle = Contains((b"keep_me",))
     reduce(CODE, oracle)
@@ -421,6 +434,52 @@ def test_a_replay_from_the_journal_takes_the_path_of_the_run_it_replays_refusals
     assert any(kind == "refused" for kind, _, _ in done[1])  # a kept candidate was refused
     again = ConfirmsWithout((b"keep_me",), must=b"int a")
     assert run(again) == done and again.calls == [] and again.confirmed == []
+
+
+@dataclass
+class ConfirmsSlowly(ConfirmsWithout):
+    """ConfirmsWithout whose confirmation takes a while; records when each test and each
+    confirmation step ran."""
+
+    confirm_seconds: float = 0.05
+    spans: list = field(default_factory=list)  # (kind, start, end)
+
+    def test(self, content: bytes) -> Verdict:
+        start = time.monotonic()
+        verdict = super().test(content)
+        time.sleep(0.002)
+        self.spans.append(("test", start, time.monotonic()))
+        return verdict
+
+    def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
+        start = time.monotonic()
+        time.sleep(self.confirm_seconds)
+        result = super().confirm(content, verdict, step)
+        self.spans.append(("confirm", start, time.monotonic()))
+        return result
+
+
+def test_tests_run_beside_a_confirmation_and_a_refusal_undoes_them_so_the_path_is_the_same_at_any_jobs():
+    """With workers, the engine tests on beside the confirmation of the step it just kept, as if
+    it will pass; when it is refused, the searches made on the refused text are undone: the
+    same kept and refused steps in the same order, the same confirmations, the same counts of
+    candidates asked per pass (the schedule's measure) as at -j 1."""
+    def run(jobs):
+        oracle, path = ConfirmsSlowly((b"keep_me",), must=b"int a"), []
+        with Evaluator(oracle, jobs, "threading") as ev:
+            engine = Engine(ev, "cpp", Schedule(main=passes.resolve(list(passes.MAIN))), confirm_batch=1,
+                            hooks=Hooks(on_event=lambda kind, s: kind in ("accept", "refused") and path.append(
+                                (kind, s.size, s.current_pass))))
+            result = engine.reduce(CODE)
+        asked = {n: (y.asked, y.accepted, y.bytes_removed) for n, y in engine.status.per_pass.items()}
+        return (result, path, asked, oracle.confirmed), oracle.spans
+
+    alone, _ = run(1)
+    assert any(kind == "refused" for kind, _, _ in alone[1])
+    beside, spans = run(2)
+    assert beside == alone
+    confirming = [(a, b) for kind, a, b in spans if kind == "confirm"]
+    assert any(a < t_end and t_start < b for kind, t_start, t_end in spans if kind == "test" for a, b in confirming)
 
 
 @dataclass

@@ -12,6 +12,8 @@ current best).
 An oracle with a costlier confirmation (the spill oracle's guards) has it asked for at
 checkpoints, for a batch of kept candidates at once (reducer/engine/checkpoints.py): only confirmed
 candidates go to `on_accept`, and a refused one sends the run back to the last that passes.
+With workers, the pass tests on beside a confirmation as if it will pass, and undoes that
+search when it does not (`_search`): the path is the same at any -j.
 
 Everything the engine decides follows from the verdicts alone, so a resumed run that replays
 it with the journal answering takes the same path: where a pass was cut by its time cap or
@@ -32,7 +34,7 @@ from ..passes import Pass
 from ..text.edits import Item, apply
 from ..text.source import Source
 from .checkpoints import Checkpoints, Kept
-from .evaluate import Evaluator
+from .evaluate import Confirmation, Evaluator, Found
 from .schedule import Schedule
 
 
@@ -165,6 +167,10 @@ class Engine:
         # pass's first run starts at all its items. Keyed (part, pass, level); set from verdicts
         # alone, so a replay makes the same searches.
         self._chunk_start: dict[tuple[int, str, int], int] = {}
+        # The confirmation of the newest kept step while the engine tests on beside it (with
+        # workers: its builds leave a core idle otherwise); settled before anything but the
+        # pass's next search or enumeration depends on it (`_search`, `_settle_pending`).
+        self._pending: Confirmation | None = None
 
     @property
     def caps(self) -> dict[int, int]:
@@ -186,6 +192,7 @@ class Engine:
         self._chunk_start.clear()
         self._start = list(parts)
         self._checkpoints = self._new_checkpoints(Kept(list(parts), join(list(parts))))
+        self._pending = None
         self._work = 0  # candidates decided since the last kept one (the checkpoints' W)
         size = sum(map(len, self.parts))
         self.status = Status(original_size=size, size=size, parts=len(self.parts), confirmed_size=size)
@@ -261,6 +268,8 @@ class Engine:
     def _revisit(self, p: Pass) -> None:
         """After `p` accepted a candidate: whatever the schedule runs before its next search
         (their tests are charged to them); then `p` goes on."""
+        if self.schedule.within(p, self._best.text):
+            self._settle_pending()  # the revisit passes run on what stands
         again = self.schedule.within(p, self._best.text)
         if not again:
             return
@@ -290,6 +299,7 @@ class Engine:
                 self.hooks.on_event("capped", self.status)
             except _Broken as broken:
                 self._drop(p, run, clock.searches if broken.searches is None else broken.searches, broken)
+            self._settle_pending()  # what comes next (the schedule's rules, another pass) sees what stands
 
     def _items(self, p: Pass, level: int, clock: _PassClock) -> list[Item] | None:
         clock.replay_bug()
@@ -329,19 +339,19 @@ class Engine:
         largest = 0
         while size >= 1 and items:
             pos = 0
-            while pos < len(items):
-                clock.tick()
-                candidates = _Counted(self._candidates(p, level, items, pos, size, stats))
-                try:
-                    found = self.evaluator.first_interesting(candidates)
-                except _Broken as broken:  # applying its items: replay stops before this search
-                    broken.searches = clock.searches - 1
-                    raise
-                self._charges.charge()
-                # decided in order: up to the interesting one (-j N may have drawn more), or all
-                decided = candidates.count if found is None else found[0] + 1
+            while True:
+                if pos >= len(items):
+                    if not self._settle_pending():
+                        break
+                    items = self._items(p, level, clock) or []  # refused: the text the run went back to
+                    continue
+                searched = self._search(p, level, items, pos, size, stats, clock)
+                if searched is None:  # made beside a confirmation that refused: search the text it went back to
+                    items = self._items(p, level, clock) or []
+                    continue
+                found, decided, asked = searched
                 self._work += decided
-                stats.asked += candidates.asked(decided)
+                stats.asked += asked
                 if found is None:
                     if self.evaluator.stalled(self.stall_window) and self._roll_back_if_broken():
                         items = self._items(p, level, clock) or []
@@ -353,9 +363,58 @@ class Engine:
                 largest = max(largest, size)
                 pos += index * size
                 self._revisit(p)
-                items = self._items(p, level, clock) or []
+                items = self._items_beside_confirmation(p, level, clock)
             size //= 2
         self._chunk_start[key] = max(1, 2 * largest)
+
+    def _search(self, p: Pass, level: int, items: list[Item], pos: int, size: int, stats: PassYield,
+                clock: _PassClock) -> tuple[Found | None, int, int] | None:
+        """One ddmin search: the first interesting chunk of `size` items from `pos` (its index,
+        content and verdict, or None), the candidates decided and how many of them were put to
+        the oracle. Made beside the confirmation of the step kept before it (`_pending`), it
+        assumes that passes; when it does not, the run goes back, the search is undone as if it
+        had never been made (its verdicts stay known) and None returned, so the path is -j 1's."""
+        pending = self._pending
+        marks = (clock.searches, stats.not_smaller, stats.prefiltered, self.status.prefiltered)
+        give_up = None if pending is None else (lambda: pending.done() and not pending.result().interesting)
+        try:
+            clock.tick()
+            candidates = _Counted(self._candidates(p, level, items, pos, size, stats))
+            try:
+                found = self.evaluator.first_interesting(candidates, give_up)
+            except _Broken as broken:  # applying its items: replay stops before this search
+                broken.searches = clock.searches - 1
+                raise
+        except _Broken:
+            if self._settle_pending():
+                self._undo_search(marks, stats, clock)
+                return None
+            raise
+        self._charges.charge()
+        if self._settle_pending():
+            self._undo_search(marks, stats, clock)
+            return None
+        # decided in order: up to the interesting one (-j N may have drawn more), or all
+        decided = candidates.count if found is None else found[0] + 1
+        return found, decided, candidates.asked(decided)
+
+    def _undo_search(self, marks: tuple[int, int, int, int], stats: PassYield, clock: _PassClock) -> None:
+        clock.searches, stats.not_smaller, stats.prefiltered, self.status.prefiltered = marks
+
+    def _items_beside_confirmation(self, p: Pass, level: int, clock: _PassClock) -> list[Item]:
+        """The pass's items on the step just kept, whose confirmation may still run: a pass that
+        breaks on a text the run then leaves did not break."""
+        try:
+            return self._items(p, level, clock) or []
+        except _Broken:
+            if not self._settle_pending():
+                raise
+        return self._items(p, level, clock) or []
+
+    def _settle_pending(self) -> bool:
+        """Wait for the confirmation running beside the tests, if one is: True when it refused
+        (the run went back: `_checkpoint`)."""
+        return self._pending is not None and self._checkpoint()
 
     def _candidates(self, p: Pass, level: int, items: list[Item], pos: int, size: int,
                     stats: PassYield) -> Iterator[bytes | None]:
@@ -396,18 +455,25 @@ class Engine:
         self.hooks.on_event("accept", self.status)
         self._checkpoints.keep(Kept(list(self.parts), self._current(), p.name, removed), self._work)
         self._work = 0
-        if not self.evaluator.confirms or self._checkpoints.due():
+        if not self.evaluator.confirms:
             self._checkpoint()
+        elif self._checkpoints.due():
+            self._pending = self.evaluator.confirm_later(self._checkpoints.chain[-1].content)
+            if not self.evaluator.parallel or self._pending.done():  # nothing to test beside it
+                self._checkpoint()
 
     def _checkpoint(self) -> bool:
         """Confirm what was kept since the last checkpoint; the newest confirmed goes to
         `on_accept`. True when a refusal sent the run back (the passes see other text now)."""
         if not self._checkpoints.chain:
             return False
+        pending, self._pending = self._pending, None
         if not self.evaluator.confirms:  # nothing to confirm: every kept candidate stands
             back = self._checkpoints.settle(lambda content: True)
         else:
-            back = self._checkpoints.settle(lambda content: self.evaluator.confirm(content).interesting)
+            back = self._checkpoints.settle(lambda content: (
+                pending.result() if pending is not None and content == pending.content
+                else self.evaluator.confirm(content)).interesting)
         confirmed = self._checkpoints.confirmed
         self.status.confirmed_size = sum(map(len, confirmed.parts))
         self.hooks.on_accept(confirmed.content)

@@ -7,7 +7,7 @@ the VerdictStore's; this is the policy: what to test, retry, re-check and confir
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -20,6 +20,8 @@ from .budget import Budget, BudgetExhausted
 from .cache import VerdictCache
 from .pool import Pool
 from .verdicts import VerdictStore
+
+Found = tuple[int, bytes, Verdict]  # a search's answer: the first interesting candidate's index, bytes, verdict
 
 EMPTY = Verdict(False, "empty file (a test that accepts it is almost always broken; see --allow-empty)")
 
@@ -43,6 +45,9 @@ class Evaluator:
                                   clock=self.budget.elapsed)
         self.counters = self.store.counters
         self._pool = Pool(self.jobs, backend, scheduler)
+        # Tests of later candidates that were still running when a search found its answer: they
+        # run on, their slots counted, and a search that draws one of them takes it over.
+        self._running_on: dict[bytes, _Test] = {}
 
     @property
     def label(self) -> str:
@@ -58,7 +63,17 @@ class Evaluator:
         return self
 
     def __exit__(self, *exc) -> None:
+        if exc[0] is None:
+            self._finish(list(self._running_on.values()))  # their verdicts are journalled too
+        else:
+            self._abandon(list(self._running_on.values()))
+        self._running_on.clear()
         self._pool.__exit__(*exc)
+
+    @property
+    def parallel(self) -> bool:
+        """Whether tests run in workers, several at once (else each runs here when asked)."""
+        return self._pool.parallel
 
     @property
     def confirms(self) -> bool:
@@ -94,22 +109,28 @@ class Evaluator:
         self.store.forget_streak()
         return verdict
 
-    def first_interesting(self, candidates: Iterable[bytes | None]) -> tuple[int, bytes, Verdict] | None:
+    def first_interesting(self, candidates: Iterable[bytes | None],
+                          give_up: Callable[[], bool] | None = None) -> Found | None:
         """Index, content and verdict of the first interesting candidate in proposal order. Up to
         `jobs` tests run at once and the next starts as soon as one ends; verdicts are read in
         proposal order, so the answer does not depend on -j. Tests of later candidates still
-        running when the answer comes are finished and remembered, as every verdict is. A None
-        candidate is one the caller rejected without a test; it keeps its index."""
+        running when the answer comes run on, and are remembered when they end, as every verdict
+        is (the confirmation of the answer need not wait for them). A None
+        candidate is one the caller rejected without a test; it keeps its index. Once `give_up()`
+        is true no more are drawn (the caller will throw the answer away: a search made beside a
+        confirmation that refused)."""
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
         queue: deque[_Test] = deque()  # drawn, verdict not yet read; in proposal order
         drawn: set[bytes] = set()
-        hit: tuple[int, bytes, Verdict] | None = None  # remembered as interesting: nothing after it is drawn
+        hit: Found | None = None  # remembered as interesting: nothing after it is drawn
         used: BudgetExhausted | None = None  # read what runs, then say so
         ended = False
         try:
             while True:
                 stopping.check()
-                while not ended and hit is None and used is None and _room(queue, self.jobs):
+                ended = ended or give_up is not None and give_up()
+                slots = max(1, self.jobs - len(self._running_on))  # earlier searches' tests hold the rest
+                while not ended and hit is None and used is None and _room(queue, slots):
                     index, content = next(stream, (-1, None))
                     if index < 0:
                         ended = True
@@ -128,7 +149,7 @@ class Evaluator:
                 while queue and queue[0].verdict is not None:
                     test = queue.popleft()
                     if test.verdict is not None and test.verdict.interesting:
-                        self._finish(queue)
+                        self._run_on(queue)
                         return test.index, test.content, test.verdict
                 if queue:
                     self._progress(queue)
@@ -137,12 +158,17 @@ class Evaluator:
                 elif used is not None:
                     raise used
         except BaseException:
-            self._abandon(queue)
+            self._abandon([*queue, *self._running_on.values()])
+            self._running_on.clear()
             raise
 
     def _start(self, index: int, content: bytes) -> _Test:
         """A test of `content` started here, or left to the process that claimed it in the
-        shared cache (its verdict is awaited when it is read)."""
+        shared cache (its verdict is awaited when it is read), or one an earlier search left
+        running, taken over."""
+        if (running := self._running_on.pop(content, None)) is not None:
+            running.index = index
+            return running
         self.budget.check(self.counters.tests)
         test = _Test(index, content, won=self.store.claim(content))
         if test.won:
@@ -157,8 +183,20 @@ class Evaluator:
             head = queue[0]
             head.verdict = self._run([head.content])[0]
             return
-        for future in self._pool.wait_any(running):
-            self._settle(running[future])
+        earlier = {t.future: t for t in self._running_on.values() if t.future is not None}
+        for future in self._pool.wait_any([*running, *earlier]):
+            if future in running:
+                self._settle(running[future])
+            elif (test := earlier[future]).future is future:
+                self._settle(test)
+                if test.verdict is not None:
+                    del self._running_on[test.content]
+
+    def _run_on(self, tests: Iterable[_Test]) -> None:
+        """Leave the tests of `tests` started here and still running to run on (`_running_on`)."""
+        for test in tests:
+            if test.verdict is None and test.future is not None:
+                self._running_on[test.content] = test
 
     def _finish(self, tests: Iterable[_Test]) -> None:
         """Settle every test of `tests` started here."""
@@ -267,44 +305,85 @@ class Evaluator:
         """The oracle's confirmation of `content`, whose test was interesting (`verdict`, if at
         hand: its details spare the oracle a build). Remembered, so asked of the oracle once; a
         failure of the machinery is retried once, then reported and not remembered."""
+        return self.confirm_later(content, verdict).result()
+
+    def confirm_later(self, content: bytes, verdict: Verdict | None = None) -> Confirmation:
+        """`confirm`, started now: with workers, its steps run in the pool ahead of whatever is
+        tested next, and `result()` waits for them; without, `result()` runs them."""
         if not self.confirms:
-            return verdict or Verdict(True)
+            return Confirmation(self, content, verdict or Verdict(True), settled=verdict or Verdict(True))
         known = self.store.confirmation(content)
         if known is not None:
-            return known
+            return Confirmation(self, content, known, settled=known)
         verdict = verdict if verdict is not None and verdict.details else self.store.lookup(content) or Verdict(True)
-        for _attempt in range(2):
-            steps = self._confirmations(content, verdict)
-            broken = [v for v in steps if v.infra_failure]
-            if not broken:
-                break
-            for v in broken:
-                self.store.journal_check(content, v)
-        else:
-            return broken[0]
-        failed = next((v for v in steps if not v.interesting), None)
-        seconds = sum(v.seconds for v in steps)
-        confirmed = Verdict(True, seconds=seconds) if failed is None else Verdict(False, failed.reason, seconds=seconds)
-        self.store.add_confirmation(content, confirmed)
-        return confirmed
+        return Confirmation(self, content, verdict)
 
-    def _confirmations(self, content: bytes, verdict: Verdict) -> list[Verdict]:
-        """The oracle's confirmation steps: in parallel through the pool, or else one by one up
-        to the first that fails."""
-        calls = [(content, verdict, step) for step in range(self.oracle.confirm_steps)]
+    def _confirmations(self, content: bytes, verdict: Verdict, started: list[Future] | None) -> list[Verdict]:
+        """The oracle's confirmation steps: in parallel through the pool (`started`: submitted
+        already), or else one by one up to the first that fails."""
         self.store.count(confirms=1)
-        if self._pool.parallel:
-            steps = self._pool.map(self.oracle.confirm, calls)
+        if started is not None:
+            steps = [f.result() for f in started]
         else:
             steps = []
-            for args in calls:
-                steps.append(self.oracle.confirm(*args))
+            for step in range(self.oracle.confirm_steps):
+                steps.append(self.oracle.confirm(content, verdict, step))
                 if not steps[-1].interesting:
                     break
         seconds = sum(v.seconds for v in steps)
         self.store.count(oracle_seconds=seconds, confirm_seconds=seconds)
         self.store.count_phases(steps)
         return steps
+
+    def _start_confirmation(self, content: bytes, verdict: Verdict) -> list[Future] | None:
+        """The confirmation's steps submitted to the workers (None without workers)."""
+        if not self._pool.parallel:
+            return None
+        return [self._pool.submit(self.oracle.confirm, content, verdict, step)
+                for step in range(self.oracle.confirm_steps)]
+
+
+class Confirmation:
+    """A kept candidate's confirmation, started (its builds queued in the pool ahead of the
+    tests that follow) or settled; `result()` is `Evaluator.confirm`'s verdict. The engine tests
+    on beside it, as if it will pass (most do), and undoes that when it does not."""
+
+    def __init__(self, evaluator: Evaluator, content: bytes, verdict: Verdict, settled: Verdict | None = None):
+        self.content = content
+        self._evaluator, self._verdict, self._settled = evaluator, verdict, settled
+        self._started = None if settled is not None else evaluator._start_confirmation(content, verdict)
+
+    def done(self) -> bool:
+        """Whether `result()` would not wait (without workers: never before it is asked)."""
+        return self._settled is not None or self._started is not None and all(f.done() for f in self._started)
+
+    def result(self) -> Verdict:
+        if self._settled is None:
+            self._settled = self._settle()
+        return self._settled
+
+    def _settle(self) -> Verdict:
+        ev, content, started = self._evaluator, self.content, self._started
+        for _attempt in range(2):
+            try:
+                steps = ev._confirmations(content, self._verdict, started)
+            except Exception:  # noqa: BLE001 - its builds were killed with a search's (a pass that broke)
+                if started is None:
+                    raise
+                steps = ev._confirmations(content, self._verdict, ev._start_confirmation(content, self._verdict))
+            broken = [v for v in steps if v.infra_failure]
+            if not broken:
+                break
+            for v in broken:
+                ev.store.journal_check(content, v)
+            started = ev._start_confirmation(content, self._verdict)
+        else:
+            return broken[0]
+        failed = next((v for v in steps if not v.interesting), None)
+        seconds = sum(v.seconds for v in steps)
+        confirmed = Verdict(True, seconds=seconds) if failed is None else Verdict(False, failed.reason, seconds=seconds)
+        ev.store.add_confirmation(content, confirmed)
+        return confirmed
 
 
 @dataclass

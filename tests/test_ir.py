@@ -328,6 +328,27 @@ def test_time_budget_stops_with_the_best_so_far_as_a_passing_lit_test(tmp_path, 
     assert r.returncode == 2 and "not a duration" in r.stderr
 
 
+def test_a_budget_inside_a_delta_pass_keeps_the_best_module_the_oracle_saw(tmp_path, c0):
+    """Issue 43: llvm-reduce saves its output only when a delta pass ends, and one `instructions`
+    pass over wgrad_c0_pos (3316 instructions) takes far longer than this budget; a stop used to
+    fall back to the isolated input. Its candidates hold every reduction the pass kept, so the
+    smallest one the oracle called interesting is the result, checked and written as a lit test."""
+    bitcode, text = c0
+    (tmp_path / "c0.bc").write_bytes(bitcode)
+    r = reduce("c0.bc", "-j", 2, "--no-cache", "--time-budget", "12s", "--first-delta-passes", "instructions",
+               "--llvm-reduce-flags", "--delta-passes=instructions", cwd=tmp_path)
+    assert r.returncode == 7, r.stderr
+    before, out = instruction_count(text), tmp_path / "c0.reduced.ll"
+    after = instruction_count(out.read_text())
+    assert after < before * 0.8, r.stderr
+    assert "  instructions: " in r.stderr and " saved" not in r.stderr  # the pass never ended
+    assert f"stopped (time budget of 12s used): c0.bc -> c0.reduced.ll (the best module so far; lit test passes" \
+        in r.stderr and f"  instructions {before} -> {after}\n" in r.stderr
+    assert re.search(rf"; llvm-reduce \(first passes\) \(stopped\) {after} \([1-9]\d* tests, \d", r.stderr), r.stderr
+    assert verify(out, str(Path(find_llvm_tools().llc).parent)) is None
+    assert "; CHECK: .vgpr_count: 256{{$}}" in out.read_text()
+
+
 def test_undef_guard_refuses_a_module_with_a_poison_store_the_original_has_not(tools, small):
     bitcode = small[0].read_bytes()
     text = subprocess.run([tools.llvm_dis, "-", "-o", "-"], input=bitcode, capture_output=True).stdout.decode()

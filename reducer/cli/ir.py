@@ -162,22 +162,24 @@ def ir(args: tuple[str, ...], source: Path | None, output: Path | None, force: b
                 click.get_current_context().get_parameter_source("first_delta_passes") is ParameterSource.DEFAULT
             first = (f"--delta-passes={first_delta_passes}",) if first_delta_passes and not chosen else ()
             reducer = IrReducer(server, work, jobs, flags, say, first_flags=first,
-                                time_budget=None if time_budget is None else time_budget - (time.monotonic() - start))
+                                time_budget=time_budget, started=start)
             try:
                 result = reducer.reduce(module, text, on_best=lambda text: atomic_write(output, text.encode()))
             except (KeyboardInterrupt, BudgetExhausted) as stop:
                 result = reducer.stopped()
-                _say_passes(say, result)
                 failed = _write_lit_test(oracle, result, output, tools, timeout)
                 why, code = (str(stop), EXIT_BUDGET) if isinstance(stop, BudgetExhausted) else ("interrupted",
                                                                                                EXIT_INTERRUPTED)
+                _summary(say, f"stopped ({why}): {named} -> {output} (the best module so far; lit test "
+                         + ("fails)" if failed else "passes with llc and FileCheck)"), result, server, oracle, start)
                 raise Fail(f"{why}: the best module so far ({result.steps[-1].instructions} instructions) is in "
                            f"{output}, " + (f"its lit test fails: {failed}" if failed else "as a passing lit test"),
                            code) from None
             failed = _write_lit_test(oracle, result, output, tools, timeout)
             if failed:
                 raise Fail(f"the lit test {output} does not pass: {failed}", 1)
-            _summary(say, named, output, result, server, oracle, start)
+            _summary(say, f"done: {named} -> {output} (lit test passes with llc and FileCheck)", result, server,
+                     oracle, start)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -222,18 +224,15 @@ def _from_source(oracle: IrOracle, source: Path, flags, clang, timeout, say) -> 
     return module, text, resolved
 
 
-def _say_passes(say, result) -> None:
+def _summary(say, headline: str, result, server: VerdictServer, oracle: IrOracle, start: float) -> None:
+    """The figures of a run, after its end or a stop alike."""
     if any(p.tests for p in result.delta_passes):
         say("llvm-reduce's passes that ran tests:\n" + indent(shown(result.delta_passes), "  "))
-
-
-def _summary(say, named: Path, output: Path, result, server: VerdictServer, oracle: IrOracle, start: float) -> None:
-    _say_passes(say, result)
     c = server.counters
     held = ", ".join(f"{name.split('.', 1)[1]} {value}" for name, value in oracle.bound_predicate().original.items())
     steps = "; ".join(f"{s.name} {s.instructions} ({s.tests} tests, {s.seconds:.1f}s{', ' + s.note if s.note else ''})"
                       for s in result.steps)
-    say(f"done: {named} -> {output} (lit test passes with llc and FileCheck)\n"
+    say(f"{headline}\n"
         f"  instructions {result.steps[0].instructions} -> {result.steps[-1].instructions}\n"
         f"  steps  {steps}\n"
         f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of llc time), {c.memo_hits} answered from memory, "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 import socketserver
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from interestingness.base.verdict import Oracle, Verdict
@@ -25,12 +26,14 @@ class VerdictServer:
     """Verdicts for llvm-reduce's tests and for our own passes, through one memory and one cache.
 
     Each llvm-reduce worker gets its own handler thread, which calls the evaluator's thread-safe
-    single-test path."""
+    single-test path. `on_interesting`, when set, is given each module found interesting (after
+    llvm-reduce has its answer): what keeps the best so far within a delta pass."""
 
     def __init__(self, oracle: Oracle, cache: VerdictCache | None, directory: Path):
         self.oracle = oracle
         self.evaluator = Evaluator(oracle, cache=cache)  # one test at a time per thread: no pool
         self.counters = self.evaluator.counters
+        self.on_interesting: Callable[[bytes], None] | None = None
         self._token = secrets.token_hex(16)
         server = self
 
@@ -44,7 +47,11 @@ class VerdictServer:
                 except OSError:
                     self.wfile.write(b"no\n")
                     return
-                self.wfile.write(b"yes\n" if server.verdict(content).interesting else b"no\n")
+                interesting = server.evaluator.test(content).interesting
+                self.wfile.write(b"yes\n" if interesting else b"no\n")
+                self.wfile.flush()
+                if interesting:
+                    server._offer(content)
 
         self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -69,4 +76,11 @@ class VerdictServer:
     def verdict(self, content: bytes) -> Verdict:
         """The evaluator's memory, else the cache, else the oracle (a failure of the machinery
         retried once and never remembered)."""
-        return self.evaluator.test(content)
+        verdict = self.evaluator.test(content)
+        if verdict.interesting:
+            self._offer(content)
+        return verdict
+
+    def _offer(self, content: bytes) -> None:
+        if (offer := self.on_interesting) is not None:
+            offer(content)

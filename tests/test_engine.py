@@ -106,6 +106,21 @@ def test_a_test_still_running_when_the_answer_comes_runs_on_and_a_later_search_t
     assert oracle.spans[b"q1"][1] < oracle.spans[b"slow"][1]
 
 
+def test_the_next_candidate_is_made_while_the_tests_run():
+    """The caller's work on a candidate (edits, parse, join) and its layout key are done while
+    the tests in flight run, not after one ends with its slot idle."""
+    oracle, made = SlowFirst(set()), {}
+
+    def candidates():
+        for c in (b"q1", b"q2", b"q3"):
+            made[c] = time.monotonic()
+            yield c
+
+    with Evaluator(oracle, 2, "threading") as ev:
+        assert ev.first_interesting(candidates()) is None
+    assert made[b"q3"] < min(end for _, end in oracle.spans.values())
+
+
 def test_each_distinct_candidate_is_tested_once():
     oracle = Contains((b"keep_me",))
     reduce(CODE, oracle)

@@ -120,6 +120,7 @@ class Evaluator:
         is true no more are drawn (the caller will throw the answer away: a search made beside a
         confirmation that refused)."""
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
+        ahead: deque[tuple[int, bytes | None]] = deque()  # drawn from `stream` while the tests ran, not yet taken
         queue: deque[_Test] = deque()  # drawn, verdict not yet read; in proposal order
         drawn: set[bytes] = set()
         hit: Found | None = None  # remembered as interesting: nothing after it is drawn
@@ -131,7 +132,7 @@ class Evaluator:
                 ended = ended or give_up is not None and give_up()
                 slots = max(1, self.jobs - len(self._running_on))  # earlier searches' tests hold the rest
                 while not ended and hit is None and used is None and _room(queue, slots):
-                    index, content = next(stream, (-1, None))
+                    index, content = ahead.popleft() if ahead else next(stream, (-1, None))
                     if index < 0:
                         ended = True
                     elif content is None:
@@ -152,6 +153,8 @@ class Evaluator:
                         self._run_on(queue)
                         return test.index, test.content, test.verdict
                 if queue:
+                    if not ended and hit is None and used is None and not ahead:
+                        self._draw_ahead(stream, ahead)
                     self._progress(queue)
                 elif hit is not None or used is None and ended:
                     return hit
@@ -161,6 +164,18 @@ class Evaluator:
             self._abandon([*queue, *self._running_on.values()])
             self._running_on.clear()
             raise
+
+    def _draw_ahead(self, stream: Iterator[tuple[int, bytes | None]], ahead: deque[tuple[int, bytes | None]]) -> None:
+        """Make the next candidate to test (and those rejected untested before it) while the
+        tests run, its layout key too: the caller's edits, parse and join, and the lexing, would
+        otherwise keep a slot idle after the next test ends."""
+        while True:
+            item = next(stream, (-1, None))
+            ahead.append(item)
+            if item[0] < 0 or item[1] is not None:
+                break
+        if item[1] is not None:
+            self.store.prepare(item[1])
 
     def _start(self, index: int, content: bytes) -> _Test:
         """A test of `content` started here, or left to the process that claimed it in the

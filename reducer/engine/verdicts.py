@@ -96,6 +96,13 @@ class VerdictStore:
                     self.counters.layout_retests += 1
             return known
 
+    def prepare(self, content: bytes) -> None:
+        """Make `content`'s layout key now, for its `lookup` to come (nothing is counted)."""
+        key = digest(content)
+        with self._lock:
+            if self._layout is not None and key not in self._memo:
+                self._layout_of(key, content)
+
     def _recall(self, key: str, content: bytes) -> Verdict | None:
         known = self._memo.get(key)
         if known is not None:

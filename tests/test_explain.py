@@ -24,6 +24,7 @@ from interestingness.tools.explain.pass_log import (
     parse_log,
     pass_names,
     skip_intervals,
+    unchanged_executions,
 )
 from interestingness.tools.explain.report import (
     ExplainResult,
@@ -71,6 +72,51 @@ def test_parse_log_reads_optdisables_own_log():
                      "OptDisable: running pass sroa on _Z1fv\n", "_Z1fv")
     assert [(r.index, r.name, r.ran, r.kernel) for r in runs] == [(None, "gvn", False, True),
                                                                   (None, "sroa", True, True)]
+
+
+# a stage's log with the change report (clang 22.1.8's lines; dumps cut to one line)
+CHANGES = """\
+BISECT: running pass (3) inferattrs on [module]
+Running pass: InferFunctionAttrsPass on [module]
+Running analysis: TargetLibraryAnalysis on llvm.lifetime.start.p5
+Invalidating analysis: InnerAnalysisManagerProxy<FunctionAnalysisManager, Module> on [module]
+*** IR Dump After InferFunctionAttrsPass on [module] ***
+define void @f() {
+BISECT: running pass (5) simplifycfg on _Z1fv
+Running pass: SimplifyCFGPass on _Z1fv (47 instructions)
+*** IR Dump After SimplifyCFGPass on _Z1fv ***
+BISECT: running pass (7) early-cse on _Z1fv
+Running pass: EarlyCSEPass on _Z1fv (13 instructions)
+Running analysis: TargetLibraryAnalysis on _Z1fv
+*** IR Dump After EarlyCSEPass on _Z1fv omitted because no change ***
+BISECT: running pass (8) callsite-splitting on _Z1fv
+Running pass: CallSiteSplittingPass on _Z1fv (13 instructions)
+*** IR Dump After CallSiteSplittingPass on _Z1fv omitted because no change ***
+Invalidating analysis: DominatorTreeAnalysis on _Z1fv
+*** IR Pass PassManager<Function> on _Z1fv ignored ***
+BISECT: running pass (97) InvalidateAnalysisPass<llvm::AAManager> on _Z1fv
+Running pass: InvalidateAnalysisPass<llvm::AAManager> on _Z1fv (13 instructions)
+*** IR Dump After InvalidateAnalysisPass<llvm::AAManager> on _Z1fv omitted because no change ***
+BISECT: running pass (98) InvalidateAnalysisPass<llvm::AAManager> on _Z1gv
+Running pass: InvalidateAnalysisPass<llvm::AAManager> on _Z1gv (3 instructions)
+Invalidating analysis: AAManager on _Z1gv
+*** IR Dump After InvalidateAnalysisPass<llvm::AAManager> on _Z1gv omitted because no change ***
+BISECT: running pass (106) amdgpu-promote-kernel-arguments on _Z1fv
+BISECT: running pass (107) amdgpu-promote-kernel-arguments on function (_Z1fv)
+*** IR Dump After AMDGPUPromoteKernelArgumentsPass on _Z1fv omitted because no change ***
+BISECT: running pass (142) loop-unroll-full on loop %<unnamed loop> in function _Z1fv
+Running pass: LoopFullUnrollPass on loop %<unnamed loop> in function _Z1fv
+Clearing all analysis results for: <unnamed loop>
+*** IR Pass LoopFullUnrollPass invalidated ***
+BISECT: running pass (124) early-tailduplication on function (_Z1fv)
+*** IR Dump After Early Tail Duplication (early-tailduplication) on _Z1fv omitted because no change ***
+"""
+
+
+def test_only_new_pm_executions_that_changed_nothing_and_kept_the_analyses_count():
+    # 7 ran an analysis, 98 invalidated one, 3 both; 5 changed the module; 106/107 are one pass's two gate
+    # lines; 142 deleted its loop; 124 is a machine pass (its MIR can hide state: it is always built)
+    assert unchanged_executions(CHANGES) == {8, 97}
 
 
 def test_skip_intervals_run_everything_but_the_given_executions():
@@ -206,6 +252,17 @@ def test_explain_reports_figures_dumps_and_notes(link_result, tmp_path):
     for heading in ("## Culprits", "## Where it starts", "## Ablation", "## Pipelines", "## How to reproduce"):
         assert heading in text
     assert (tmp_path / "out" / "dumps").is_dir() and json.loads((tmp_path / "out" / "explain.json").read_text())
+
+
+@needs_clang22
+def test_a_name_that_changed_nothing_is_settled_without_a_build_of_its_own(link_result, tmp_path):
+    r = link_result
+    unbuilt = [a for a in r.ablations if not a.built]
+    assert [a.name for a in unbuilt] == ["globaldce"]  # the LTO link's globaldce removes nothing
+    assert unbuilt[0].figures == r.baseline["lto"] and unbuilt[0].outcome == "same" and unbuilt[0].disabled
+    assert _build("lto", ["-Xoffload-linker", "-mllvm=-opt-disable=globaldce"], tmp_path) == \
+        _build("lto", [], tmp_path)
+    assert "*not built*" in render_markdown(r)
 
 
 @needs_clang22

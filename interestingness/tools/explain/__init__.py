@@ -10,7 +10,9 @@ of a spill differential (the oracle's own target resolution, predicate and metri
   loop), IR and machine passes alike.
 - **Ablation.** Each pass name of a stage disabled alone (`-opt-disable=NAME`) in that stage only,
   the other side left as built: the target kernel's figures and the predicate's verdict. Culprits
-  are the passes without which the predicate no longer holds while the MFMA count stays.
+  are the passes without which the predicate no longer holds while the MFMA count stays. A name
+  whose every execution changed nothing (-print-changed, the pass manager's debug log) is settled
+  as `same` without a build of its own, one build of all such names together checking it.
 - **Where it starts.** For each culprit, which of its executions is enough alone (`-opt-bisect`
   intervals that skip one index), and the kernel's IR or MIR just before and after it
   (`-print-before`/`-print-after` with `-filter-print-funcs`).
@@ -58,7 +60,7 @@ from interestingness.measure.metrics import Metrics, demangle
 from interestingness.measure.predicates import DEFAULT_EFFECT
 from interestingness.oracle.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
 from interestingness.oracle.spill import OracleSetupError, SpillSetup
-from interestingness.tools.explain.ablation import MAX_SINGLE, Culprit, Explainer, Progress
+from interestingness.tools.explain.ablation import MAX_SINGLE, Ablation, Culprit, Explainer, Progress
 from interestingness.tools.explain.knobs import Knob, knob_table, option_names, try_knobs
 from interestingness.tools.explain.pass_log import (
     PassGates,
@@ -137,16 +139,26 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     for stage in stages:
         log = result.pipelines[stage]
         jobs_list += [(stage, n, log, base) for n in pass_names(log) if passes is None or n in passes]
+    settled: dict[tuple[str, str], Ablation] = {}
+    reported = [s for s in stages if b.change_report(s) and any(j[0] == s for j in jobs_list)]
+    if ex.gates.disable and reported:
+        mark = time.monotonic()
+        for part in ex.map(lambda stage: ex.settle(stage, [j[1] for j in jobs_list if j[0] == stage],
+                                                   result.pipelines[stage], base), reported, "unchanged"):
+            settled |= {(a.stage, a.name): a for a in part}
+        result.phases["unchanged"] = time.monotonic() - mark
     for unknown in [p for p in passes or () if not any(p == j[1] for j in jobs_list)]:
         ex.note(f"{unknown!r}: no pass of this name runs in the stages ablated "
                 f"({', '.join(stage_short(s) for s in stages)}): skipped")
     result.stages = list(stages)
-    if jobs_list:
-        per = [seconds[j[0]] for j in jobs_list]
-        ex.say("plan", phase="ablation", builds=len(jobs_list),
-               estimate=sum(per) / ex.jobs * 1.1, per_stage=dict(Counter(j[0] for j in jobs_list)))
+    to_build = [j for j in jobs_list if (j[0], j[1]) not in settled]
+    if to_build:
+        per = [seconds[j[0]] for j in to_build]
+        ex.say("plan", phase="ablation", builds=len(to_build),
+               estimate=sum(per) / ex.jobs * 1.1, per_stage=dict(Counter(j[0] for j in to_build)))
     mark = time.monotonic()
-    result.ablations = ex.map(ex.ablate, jobs_list, "ablation")
+    built = iter(ex.map(ex.ablate, to_build, "ablation"))
+    result.ablations = [settled.get((j[0], j[1])) or next(built) for j in jobs_list]
     result.phases["ablation"] = time.monotonic() - mark
     for a in result.ablations:
         if a.outcome == "unknown":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +21,12 @@ from interestingness.tools.explain.pass_log import (
     parse_log,
     pass_indices,
     skip_intervals,
+    unchanged_executions,
 )
-from interestingness.tools.explain.stages import Build
+from interestingness.tools.explain.stages import Build, stage_title
 
 MAX_SINGLE = 16  # a culprit with at most this many executions has each tried alone; more are halved
+MAX_REPORTED = 2000  # a stage with more pass executions is not asked which changed nothing (Explainer.settle)
 # what an ablation's build did to the predicate (Ablation.outcome), in the order they are listed
 OUTCOMES = ("culprit", "lost-mfma", "worse", "better", "same", "error", "unknown")
 
@@ -43,6 +46,7 @@ class Ablation:
     seconds: float
     failure: str = ""
     note: str = ""
+    built: bool = True  # False: settled without a build of its own (Explainer.settle)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -130,6 +134,46 @@ class Explainer:
             return [f"-opt-disable={name}",
                     "-opt-disable-enable-verbosity" if self.gates.disable_log else "-opt-bisect-limit=-1"]
         return [f"-opt-bisect={skip_intervals(pass_indices(log, name))}"]
+
+    def settle(self, stage: str, names: Sequence[str], log: Sequence[PassRun],
+               base: dict[str, Metrics | None]) -> list[Ablation]:
+        """The ablations of `names` that need no build of their own: those whose every execution in
+        the stage's log changed nothing (pass_log.unchanged_executions, from a build of the stage
+        with change_report's options). Disabled, such a name leaves the pipeline as it ran (by
+        induction: each skipped execution would have changed nothing), so its outcome is `same`,
+        with the figures as built. What no log shows (caches inside an analysis the pass queried,
+        the order of a value's uses) is checked by one build with all of them disabled together:
+        unless it skips exactly their executions and gives the figures as built, none is settled
+        and each is built. Not asked: a stage of more than MAX_REPORTED executions (the report prints
+        the whole module twice an execution), or whose log lacks some (lines of lld's codegen
+        threads written over each other)."""
+        figures = base[self.b.side(stage)]
+        order = [(r.index, r.name) for r in log]
+        if not self.gates.disable or not names or not self.b.change_report(stage) or len(log) > MAX_REPORTED or \
+                [i for i, _ in order] != list(range(1, len(log) + 1)):
+            return []
+        report = self.build(stage, ["-opt-bisect-limit=-1"], raw=self.b.change_report(stage))
+        if report.figures != figures or [(r.index, r.name) for r in parse_log(report.log, [])] != order:
+            self.note(f"the {stage_title(stage)} built with the change report gave other figures or executions than "
+                      "its log: each pass name is built")
+            return []
+        quiet = unchanged_executions(report.log)
+        chosen = [n for n in names if "," not in n and (ix := pass_indices(log, n)) and quiet.issuperset(ix)]
+        if not chosen:
+            return []
+        build = self.build(stage, self.disable_options(",".join(chosen), log))
+        skipped = Counter(r.name for r in parse_log(build.log, build.on(self.b.target)) if not r.ran)
+        expected = Counter(r.name for r in log if r.name in chosen)
+        if not build.ok or build.figures != figures or skipped != expected:
+            why = build.failure if not build.ok else "other figures" if build.figures != figures else \
+                "other executions skipped"
+            self.note(f"the {len(chosen)} pass names that changed nothing in the {stage_title(stage)}, disabled "
+                      f"together, did not give the build as it was ({why}): each is built")
+            return []
+        holds, why = self.verdict(stage, figures, base)
+        return [Ablation(stage, n, expected[n], sum(r.kernel for r in log if r.name == n), figures, holds, why,
+                         "same", 0.0, note="not built: every execution changed nothing (disabled together with the "
+                         "others that changed nothing: the figures as built)", built=False) for n in chosen]
 
     def ablate(self, job: tuple[str, str, list[PassRun], dict]) -> Ablation:
         stage, name, log, base = job

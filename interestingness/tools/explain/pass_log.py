@@ -1,6 +1,7 @@
 """What the compiler says it ran: which pass gates the LLVM in use has (`-opt-disable`, `-opt-bisect`
 intervals, `-opt-bisect-limit`, read from its `--help-hidden`), and their logs, one line an
-execution of an optional pass, read as `PassRun`s of the target kernel."""
+execution of an optional pass, read as `PassRun`s of the target kernel; with the change report,
+which executions changed nothing."""
 from __future__ import annotations
 
 import functools
@@ -149,3 +150,38 @@ def skip_intervals(indices: Sequence[int]) -> str:
         start = i + 1
     parts.append(f"{start}-{OPEN_END}")
     return ",".join(parts)
+
+
+# -print-changed over the whole module after every new-PM pass; with the pass manager's debug log
+# (stages.change_report adds it: not an -mllvm option) it says which analyses each pass computed or invalidated
+CHANGE_REPORT = ("-print-changed", "-print-module-scope")
+_REPORT = re.compile(r"^\*\*\* IR Dump After .+? on .+?( omitted because no change)? \*\*\*$")
+_NEW_PM_RUN = "Running pass: "
+_ANALYSES = ("Running analysis: ", "Invalidating analysis: ", "Clearing all analysis results for: ")
+
+
+def unchanged_executions(text: str) -> frozenset[int]:
+    """The opt-bisect indices, in a log built with CHANGE_REPORT and the pass manager's debug log,
+    of the new-PM pass executions that left the module's text as it was and computed or
+    invalidated no analysis: after them the module and the analysis manager's results are what
+    they would be had the pass been skipped. Machine and legacy IR passes never count (they print
+    no `Running pass:`; a machine pass's effect can be state the MIR does not print, a register
+    allocation hint); nor does an execution whose lines are not exactly its gate line, one
+    `Running pass:` and its report."""
+    quiet: set[int] = set()
+    index: int | None = None
+    runs, clean = 0, False
+    for line in text.splitlines():
+        if m := BISECT_LINE.match(line):
+            index, runs, clean = (None if m.group(1) else int(m.group(2))), 0, True
+        elif index is None:
+            continue
+        elif line.startswith(_NEW_PM_RUN):
+            runs += 1
+        elif line.startswith(_ANALYSES):
+            clean = False
+        elif line.startswith("*** IR ") and (m := _REPORT.match(line)):
+            if clean and runs == 1 and m.group(1):
+                quiet.add(index)
+            index = None
+    return frozenset(quiet)

@@ -307,7 +307,9 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
 
     w("## Ablation\n")
     w("Each pass name disabled alone in one stage (`-opt-disable=NAME` there), the other side as built. "
-      "`skipped`: its executions the build skipped (on the kernel).\n")
+      "`skipped`: its executions the build skipped (on the kernel); *not built*: every execution of the name "
+      "changed nothing (the module's text, the analyses held), so disabled it leaves the build as it was, which "
+      "one build with all such names of the stage disabled together confirmed.\n")
     for stage in result.stages:
         rows = [a for a in result.ablations if a.stage == stage]
         changed = [a for a in rows if a.outcome not in ("same", "unknown")]
@@ -321,7 +323,8 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
             cells = [f"**{_cell(figs.get(k))}**" if figs.get(k) != base.get(k) and a.figures else _cell(figs.get(k))
                      for k in FIGURES]
             pred = "holds" if a.holds else ("error" if a.outcome == "error" else "no")
-            w(f"| `{a.name}` | {a.disabled} ({a.on_kernel}) | " + " | ".join(cells) + f" | {pred} | {a.outcome} |")
+            w(f"| `{a.name}` | {a.disabled} ({a.on_kernel}){'' if a.built else ', *not built*'} | "
+              + " | ".join(cells) + f" | {pred} | {a.outcome} |")
         w("")
 
     if src and not result.mixed:

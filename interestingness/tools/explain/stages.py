@@ -21,6 +21,7 @@ from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.measure.metrics import Metrics, call_graphs, figures
 from interestingness.oracle.ir import ALT, LLC, IrOracle
 from interestingness.oracle.spill import SpillOracle, by_target
+from interestingness.tools.explain.pass_log import CHANGE_REPORT
 
 PRELINK, LINK, NOLTO_STAGE, LLC_STAGE = "prelink", "link", "nolto", "llc"
 SOURCE_STAGES = (LINK, PRELINK, NOLTO_STAGE)  # in the order they are ablated and shown
@@ -116,6 +117,15 @@ class SourceBuilds:
             return [a for o in opts for a in ("-Xoffload-linker", f"-mllvm={o}")]
         return [a for o in opts for a in ("-Xclang", "-mllvm", "-Xclang", o)]
 
+    @classmethod
+    def change_report(cls, stage: str) -> list[str]:
+        """What makes the stage's build say which new-PM pass executions changed nothing
+        (pass_log.unchanged_executions): -print-changed over the module, and the pass manager's
+        debug log, an option of cc1 and of lld, not of LLVM."""
+        debug = ["-Xoffload-linker", "--lto-debug-pass-manager"] if stage_kind(stage) == LINK else \
+            ["-Xclang", "-fdebug-pass-manager"]
+        return [*cls.options(stage, CHANGE_REPORT), *debug]
+
     def spilling_stage(self, base: Mapping[str, Metrics | None]) -> str:
         return spilling_stage(base, self.compiler.sides)
 
@@ -129,11 +139,13 @@ class SourceBuilds:
         a, b = (side if s.name == side.name else s for s in self.compiler.sides)
         return dataclasses.replace(self.compiler, sides=(a, b))
 
-    def build(self, stage: str, opts: Sequence[str], side: Side | None = None) -> Build:
-        """`stage` built with pass options `opts`; with `side`, its side built as that one says."""
+    def build(self, stage: str, opts: Sequence[str], side: Side | None = None, raw: Sequence[str] = ()) -> Build:
+        """`stage` built with pass options `opts` (and compiler options `raw`, as change_report's);
+        with `side`, its side built as that one says."""
         compiler = self._compiler(side)
+        passes = [*self.options(stage, opts), *raw]
         for _ in range(2):  # a machinery failure (a PCH gone stale) is retried once
-            c = compiler.compile(self.side(stage), self.content, keep_stderr=True, passes=self.options(stage, opts))
+            c = compiler.compile(self.side(stage), self.content, keep_stderr=True, passes=passes)
             if c.failure != "infra":
                 break
         if not c.ok:
@@ -169,6 +181,11 @@ class IrBuilds:
     @staticmethod
     def options(stage: str, opts: Sequence[str]) -> list[str]:
         return list(opts)
+
+    @staticmethod
+    def change_report(stage: str) -> list[str]:
+        """None: llc runs legacy passes only, whose ablations are always built (pass_log.unchanged_executions)."""
+        return []
 
     @staticmethod
     def spilling_stage(base: Mapping[str, Metrics | None]) -> str:

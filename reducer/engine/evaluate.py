@@ -326,12 +326,36 @@ class Evaluator:
         """`confirm`, started now: with workers, its steps run in the pool ahead of whatever is
         tested next, and `result()` waits for them; without, `result()` runs them."""
         if not self.confirms:
-            return Confirmation(self, content, verdict or Verdict(True), settled=verdict or Verdict(True))
+            return Confirmation(content, settled=verdict or Verdict(True))
         known = self.store.confirmation(content)
         if known is not None:
-            return Confirmation(self, content, known, settled=known)
+            return Confirmation(content, settled=known)
         verdict = verdict if verdict is not None and verdict.details else self.store.lookup(content) or Verdict(True)
-        return Confirmation(self, content, verdict)
+        started = self._start_confirmation(content, verdict)
+        return Confirmation(content, started, lambda: self._confirmed(content, verdict, started))
+
+    def _confirmed(self, content: bytes, verdict: Verdict, started: list[Future] | None) -> Verdict:
+        """The verdict of the confirmation steps `started` (None: run them here), remembered."""
+        for _attempt in range(2):
+            try:
+                steps = self._confirmations(content, verdict, started)
+            except Exception:  # noqa: BLE001 - its builds were killed with a search's (a pass that broke)
+                if started is None:
+                    raise
+                steps = self._confirmations(content, verdict, self._start_confirmation(content, verdict))
+            broken = [v for v in steps if v.infra_failure]
+            if not broken:
+                break
+            for v in broken:
+                self.store.journal_check(content, v)
+            started = self._start_confirmation(content, verdict)
+        else:
+            return broken[0]
+        failed = next((v for v in steps if not v.interesting), None)
+        seconds = sum(v.seconds for v in steps)
+        confirmed = Verdict(True, seconds=seconds) if failed is None else Verdict(False, failed.reason, seconds=seconds)
+        self.store.add_confirmation(content, confirmed)
+        return confirmed
 
     def _confirmations(self, content: bytes, verdict: Verdict, started: list[Future] | None) -> list[Verdict]:
         """The oracle's confirmation steps: in parallel through the pool (`started`: submitted
@@ -363,10 +387,10 @@ class Confirmation:
     tests that follow) or settled; `result()` is `Evaluator.confirm`'s verdict. The engine tests
     on beside it, as if it will pass (most do), and undoes that when it does not."""
 
-    def __init__(self, evaluator: Evaluator, content: bytes, verdict: Verdict, settled: Verdict | None = None):
+    def __init__(self, content: bytes, started: list[Future] | None = None,
+                 finish: Callable[[], Verdict] | None = None, settled: Verdict | None = None):
         self.content = content
-        self._evaluator, self._verdict, self._settled = evaluator, verdict, settled
-        self._started = None if settled is not None else evaluator._start_confirmation(content, verdict)
+        self._started, self._finish, self._settled = started, finish, settled
 
     def done(self) -> bool:
         """Whether `result()` would not wait (without workers: never before it is asked)."""
@@ -374,31 +398,9 @@ class Confirmation:
 
     def result(self) -> Verdict:
         if self._settled is None:
-            self._settled = self._settle()
+            assert self._finish is not None
+            self._settled = self._finish()
         return self._settled
-
-    def _settle(self) -> Verdict:
-        ev, content, started = self._evaluator, self.content, self._started
-        for _attempt in range(2):
-            try:
-                steps = ev._confirmations(content, self._verdict, started)
-            except Exception:  # noqa: BLE001 - its builds were killed with a search's (a pass that broke)
-                if started is None:
-                    raise
-                steps = ev._confirmations(content, self._verdict, ev._start_confirmation(content, self._verdict))
-            broken = [v for v in steps if v.infra_failure]
-            if not broken:
-                break
-            for v in broken:
-                ev.store.journal_check(content, v)
-            started = ev._start_confirmation(content, self._verdict)
-        else:
-            return broken[0]
-        failed = next((v for v in steps if not v.interesting), None)
-        seconds = sum(v.seconds for v in steps)
-        confirmed = Verdict(True, seconds=seconds) if failed is None else Verdict(False, failed.reason, seconds=seconds)
-        ev.store.add_confirmation(content, confirmed)
-        return confirmed
 
 
 @dataclass

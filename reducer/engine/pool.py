@@ -75,16 +75,6 @@ class Pool:
         """Block until at least one of `futures` has ended; those that have."""
         return cf.wait(list(futures), return_when=cf.FIRST_COMPLETED).done
 
-    def map(self, method: Callable[..., Any], calls: list[tuple]) -> list:
-        """`method` on each argument tuple, all started at once; the results in order."""
-        futures = [self.submit(method, *args) for args in calls]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-
     def kill(self) -> None:
         """Stop what runs now (a stop request): loky's workers and their compiles are killed,
         queued calls cancelled; a later call starts a fresh executor."""

@@ -106,6 +106,21 @@ def test_a_test_still_running_when_the_answer_comes_runs_on_and_a_later_search_t
     assert oracle.spans[b"q1"][1] < oracle.spans[b"slow"][1]
 
 
+def test_a_budget_used_up_leaves_the_tests_running_on_to_finish():
+    """A run stopped by its budget still confirms what it kept (Engine.settle), and that
+    confirmation's builds wait behind the tests running on: they finish and are remembered,
+    rather than being killed with the confirmation's builds."""
+    oracle = SlowFirst({b"q1"})
+    with Evaluator(oracle, 2, "threading", budget=Budget(tests=2)) as ev:
+        assert ev.first_interesting([b"q1", b"slow"])[0] == 0
+        try:
+            ev.first_interesting([b"q2"])
+            raise AssertionError("the budget of two tests was not used")
+        except BudgetExhausted:
+            pass
+    assert ev.store.lookup(b"slow") is not None
+
+
 def test_the_next_candidate_is_made_while_the_tests_run():
     """The caller's work on a candidate (edits, parse, join) and its layout key are done while
     the tests in flight run, not after one ends with its slot idle."""

@@ -158,12 +158,14 @@ class Evaluator:
                     self._progress(queue)
                 elif hit is not None or used is None and ended:
                     return hit
-                elif used is not None:
-                    raise used
+                else:
+                    break  # the budget is used: what runs on finishes (a kept step's confirmation waits behind it)
         except BaseException:
             self._abandon([*queue, *self._running_on.values()])
             self._running_on.clear()
             raise
+        assert used is not None
+        raise used
 
     def _draw_ahead(self, stream: Iterator[tuple[int, bytes | None]], ahead: deque[tuple[int, bytes | None]]) -> None:
         """Make the next candidate to test (and those rejected untested before it) while the

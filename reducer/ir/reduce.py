@@ -105,9 +105,10 @@ class BestModule:
             text = disassemble(self.oracle, module)
         except (OSError, RuntimeError):  # not ours to fail the run on: the step's own check decides
             return
+        size = measure(module, text)
         with self._lock:
-            if not self._closed and (self._size is None or measure(module, text) < self._size):
-                self._best, self._size = (module, text), measure(module, text)
+            if not self._closed and (self._size is None or size < self._size):
+                self._best, self._size = (module, text), size
                 self.on_better(text)  # under the lock: the file ends holding the best
 
     def get(self) -> tuple[bytes, str] | None:

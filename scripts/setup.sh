@@ -27,3 +27,5 @@ fi
 
 # the footprint plugin: rebuilt when its source is newer than the build (make's rule)
 make -s -C tools/footprint
+# the fork server the oracle starts clang, lld and llc from (a test's process starts, paid once)
+make -s -C tools/forkserver

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from interestingness.base import forkserver
+
 
 @dataclass(frozen=True)
 class Completed:
@@ -35,15 +37,21 @@ def run(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     stderr_path: Path | None = None,
+    fork_server: bool = False,
 ) -> Completed:
     """Run `cmd` (an argument list, never a shell string) in its own session.
 
     On timeout the whole process group is killed, so a script's children (compilers it started)
     die with it instead of running on in the background. With `stderr_path` the command's stderr
     goes to that file as it is written (for a caller that follows a long run's progress), and
-    `stderr` is the file's content at the end.
+    `stderr` is the file's content at the end. With `fork_server`, a compiler tool (clang, lld,
+    llc: an ELF executable) is started from its fork server (forkserver.py) where there is one.
     """
     start = time.monotonic()
+    if fork_server:
+        done = _run_forked([os.fspath(c) for c in cmd], cwd, timeout, env, stdin, stderr_path, start)
+        if done is not None:
+            return done
     err_file = open(stderr_path, "wb") if stderr_path is not None else None
     try:
         proc = subprocess.Popen(
@@ -80,6 +88,35 @@ def run(
         seconds=time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+def _run_forked(cmd: list[str], cwd: Path, timeout: float | None, env: Mapping[str, str] | None,
+                stdin: bytes | None, stderr_path: Path | None, start: float) -> Completed | None:
+    """`run` through the fork server of cmd[0]; None when it has none."""
+    with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
+            open(stderr_path, "w+b") if stderr_path is not None else tempfile.TemporaryFile() as err:
+        if stdin is not None:
+            inp.write(stdin)
+            inp.seek(0)
+        job = forkserver.start(cmd, os.fspath(cwd), dict(os.environ if env is None else env),
+                               (inp.fileno(), out.fileno(), err.fileno()))
+        if job is None:
+            return None
+        try:
+            code = job.wait(timeout)
+            if code is None:
+                _kill_group(job.pid)
+                job.wait(None)
+        except BaseException:
+            _kill_group(job.pid)
+            raise
+        finally:
+            _kill_group(job.pid)  # reap stragglers the leader left behind
+        out.seek(0)
+        err.seek(0)
+        return Completed(returncode=code, stdout=out.read().decode("utf-8", "replace"),
+                         stderr=err.read().decode("utf-8", "replace"), seconds=time.monotonic() - start,
+                         timed_out=code is None)
 
 
 def test_dir(prefix: str, parent: str | os.PathLike | None) -> Path:

@@ -252,7 +252,7 @@ class Compiler:
         try:
             self._write(work, content)
             # the compiler's own temp files go into the test's directory and are removed with it
-            res = run(cmd, cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)})
+            res = run(cmd, cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
             kept = str(work) if self.keep_artifacts else None
             if res.timed_out:
                 return Compiled(side, tuple(cmd), res.seconds, failure="timeout",
@@ -309,7 +309,7 @@ class Compiler:
             return FrontEnd(b"", 0.0, cmd, failure="infra", message=f"temp dir: {e}")
         try:
             self._write(work, content)
-            res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)})
+            res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
             kept = str(work) if self.keep_artifacts else None
             failed = _failure(res, self.timeout, pch[-1] if pch else None)
             if failed is not None:
@@ -352,7 +352,7 @@ class Compiler:
                 if left <= 0:
                     return Compiled(side, driver, seconds, failure="timeout",
                                     message=f"timeout after {self.timeout:g}s", artifacts=kept, pipeline=pipeline)
-                res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)})
+                res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)}, fork_server=True)
                 seconds += res.seconds
                 failed = _failure(res, self.timeout, None)
                 if failed is not None:

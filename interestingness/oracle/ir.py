@@ -240,7 +240,7 @@ class IrOracle(NoConfirmation):
 
     def llc(self, side: str, content: bytes) -> LlcRun:
         try:
-            res = run(self.command(side), cwd=Path("/"), timeout=self.timeout, stdin=content)
+            res = run(self.command(side), cwd=Path("/"), timeout=self.timeout, stdin=content, fork_server=True)
         except OSError as e:
             return LlcRun(side, 0.0, failure="infra", message=str(e))
         if res.timed_out:

@@ -63,7 +63,7 @@ class Forward(Pass):
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        counts, items, gains = None, [], []
+        counts, items, growth = None, [], []
         for node in src.nodes():
             found = _candidate(node)
             if found is None:
@@ -77,11 +77,11 @@ class Forward(Pass):
             edits = [Edit(*line_span(src.text, node.start_byte, node.end_byte))]
             edits += [spaced(src.text, s, e, value.text if bare or _alone(src, s, e)
                              else b"(" + value.text + b")") for s, e in at]
-            gain = sum(len(e.replacement) - (e.end - e.start) for e in edits)
-            if gain < 0:
+            grows = sum(len(e.replacement) - (e.end - e.start) for e in edits)
+            if grows < 0:
                 items.append(tuple(edits))
-                gains.append(gain)
-        return compatible(items, lambda i: (gains[i], i))
+                growth.append(grows)
+        return compatible(items, lambda i: (growth[i], i))
 
 
 def _candidate(node: Node) -> tuple[Node, Node] | None:

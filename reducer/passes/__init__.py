@@ -21,6 +21,7 @@ from .conditionals import Conditionals
 from .constants import Constants
 from .expr_constant import ExprConstant
 from .folded import Folded
+from .forward import Forward
 from .globals import GlobalToLocal, LocalToGlobal
 from .hoist import Hoist
 from .inline import Inline
@@ -49,7 +50,7 @@ REGISTRY: dict[str, Pass] = _registry(
     Blank("join-lines", "join lines the preprocessor does not need apart", join=True),
     Lines(), Tokens(), Conditionals(), Macros(), Branches(), TreeDelete(), ListElements(), Initializers(), Params(),
     Hoist(), RebaseIndex(), Instantiate(), Unreached(), Folded(), Plain(),
-    Unused(), Inline(), Aliases(), Constants(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
+    Unused(), Inline(), Aliases(), Constants(), Forward(), ExprConstant(), Rename(), GlobalToLocal(), LocalToGlobal(),
     ReplaceCalls(), ReplaceTypes(), ReplaceSubtrees(),
     *balanced_passes(),
 )
@@ -57,7 +58,7 @@ REGISTRY: dict[str, Pass] = _registry(
 FIRST = ("comments", "blank", "unreached", "folded")
 MAIN = (
     "unreached", "folded", "instantiate", "plain", "conditionals", "macros", "branches", "unused", "inline", "aliases",
-    "constants", "global-to-local",
+    "constants", "forward", "global-to-local",
     "local-to-global",
     "tree-delete", "braces", "lines", "rebase-index", "params", "list-elements", "angles", "initializers",
     "hoist", "braces-contents", "braces-delimiters", "parens", "parens-contents", "brackets",

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterator
 
 from tree_sitter import Node
 
@@ -25,19 +27,22 @@ _TYPE_PARAMETERS = frozenset({"type_parameter_declaration", "variadic_type_param
 def declaration_counts(root: Node) -> Counter:
     """How often each name is declared under `root` (variables, parameters, aliases, fields,
     functions)."""
-    counts: Counter = Counter()
+    return Counter(name for name, _ in declarations(root))
+
+
+def declarations(root: Node) -> Iterator[tuple[bytes | None, Node]]:
+    """Each name declared under `root`, with the node that declares it, in file order."""
     for node in walk(root):
         if node.type in ("alias_declaration", "type_definition"):
-            counts[simple_name(node.child_by_field_name("name") or node.child_by_field_name("declarator"))] += 1
+            yield simple_name(node.child_by_field_name("name") or node.child_by_field_name("declarator")), node
         elif node.type in _TYPE_PARAMETERS:
-            counts[_type_parameter(node)] += 1
+            yield _type_parameter(node), node
         elif node.type in _DECLARATORS or node.type == "function_declarator":
-            counts[simple_name(node.child_by_field_name("declarator") or node.child_by_field_name("name"))] += 1
+            yield simple_name(node.child_by_field_name("declarator") or node.child_by_field_name("name")), node
         elif node.type in ("field_declaration", "declaration"):
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator" and c.type in ("identifier", "field_identifier"):
-                    counts[c.text] += 1
-    return counts
+                    yield c.text, c
 
 
 def uses(src: Source, name: bytes, decl: Node, counts: Counter) -> list[tuple[int, int]] | None:
@@ -59,26 +64,33 @@ def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> li
     S::Mma`). A member access or a use before the declaration is another entity for a local,
     and makes a file-wide name unsure."""
     toks, text, out = src.tokens, src.text, []
-    lex = [text[t.start:t.end] for t in toks]
-    for i, t in enumerate(toks):
-        if t.kind != "ident" or lex[i] != name or decl.start_byte <= t.start < decl.end_byte or t.start >= limit:
+
+    def lex(k: int) -> bytes:
+        return text[toks[k].start:toks[k].end]
+
+    # a local's uses follow it: the tokens before are not read (a file's locals, each its scan)
+    for i in range(bisect_left(toks, decl.end_byte, key=lambda t: t.start) if local else 0, len(toks)):
+        t = toks[i]
+        if t.start >= limit:
+            break
+        if t.kind != "ident" or lex(i) != name or decl.start_byte <= t.start < decl.end_byte:
             continue
-        if t.start < decl.start_byte or (i and lex[i - 1] in (b".", b"->")):
+        if t.start < decl.start_byte or (i and lex(i - 1) in (b".", b"->")):
             if local:
                 continue
             return None
         j = i
-        while j >= 2 and lex[j - 1] == b"::" and toks[j - 2].kind == "ident":
+        while j >= 2 and lex(j - 1) == b"::" and toks[j - 2].kind == "ident":
             j -= 2
-        if j >= 1 and lex[j - 1] == b"::" and (j < 2 or toks[j - 2].kind != "ident" and lex[j - 2] not in (b">", b")")):
+        if j >= 1 and lex(j - 1) == b"::" and (j < 2 or toks[j - 2].kind != "ident" and lex(j - 2) not in (b">", b")")):
             j -= 1  # `::mfconv::bf16_t`: the global qualifier goes too (`::__bf16` names nothing)
-        elif j >= 1 and lex[j - 1] == b"::":
+        elif j >= 1 and lex(j - 1) == b"::":
             # `Adaptor<1, 2>::HiddenIndex`: a member of a specialisation, whose qualifier cannot go
             # with it (`Adaptor<1, 2>::MultiIndex<3>` names nothing)
             if local:
                 continue
             return None
-        if j >= 1 and lex[j - 1] == b"typename":
+        if j >= 1 and lex(j - 1) == b"typename":
             j -= 1
         out.append((toks[j].start, t.end))
     return out
@@ -139,12 +151,13 @@ def template_parameters(src: Source) -> set[bytes]:
     return names - {None}
 
 
-_WRITE = re.compile(rb"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--|\.)")  # `s.x = ` counts
+_WRITE = re.compile(rb"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--|\.)")  # `s.x = ` counts
 
 
 def written_at(text: bytes, start: int, end: int) -> bool:
-    """Whether the name at [start, end) is assigned, incremented or has its address taken."""
-    return bool(_WRITE.match(text[end:end + 3])) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
+    """Whether the name at [start, end) is assigned, incremented or has its address taken
+    (`dp_num_blocks      = dp_tiles;`: aligned code puts any number of blanks before the `=`)."""
+    return bool(_WRITE.match(text, end)) or text[max(0, start - 2):start].endswith((b"++", b"--", b"&"))
 
 
 # What encloses a declaration made in a function, class, parameter list or enum: not at namespace scope

@@ -200,7 +200,8 @@ class IrBuilds:
         return [*cmd[:-3], *opts, *cmd[-3:]]  # before "-o - -"
 
     def build(self, stage: str, opts: Sequence[str], side: str = LLC) -> Build:
-        res = run(self.command(opts, side), cwd=Path(self.work), timeout=self.oracle.timeout, stdin=self.module)
+        res = run(self.command(opts, side), cwd=Path(self.work), timeout=self.oracle.timeout, stdin=self.module,
+                  fork_server=True)
         if res.timed_out or res.returncode != 0:
             why = f"timeout after {self.oracle.timeout:g}s" if res.timed_out else _first_lines(res.stderr)
             return Build(False, None, res.seconds, f"error: {why}", res.stderr)

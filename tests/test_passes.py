@@ -65,14 +65,6 @@ def test_hoist_replaces_by_a_part():
     assert b"void f(int c) { if (c) { g(); } int y = c + 1; }" in outs
 
 
-def test_hoist_leaves_a_for_loop_condition_whole():
-    text = b"void f(int n) { for (int i = 0; i < n; ++i) g(i + 1); while (n > 0) n = h(n); }"
-    outs = [squash(r) for r in results("hoist", text) + results("hoist", text, round=1)]
-    assert not any(b"; i;" in o or b"; n;" in o for o in outs)  # no iteration, or no end
-    assert b"void f(int n) { for (int i = 0; i < n; ++i) g(i); while (n > 0) n = h(n); }" in outs
-    assert b"void f(int n) { for (int i = 0; i < n; ++i) g(i + 1); while (n) n = h(n); }" in outs
-
-
 def test_balanced_modes():
     text = b"x = f(a[1], {2});"
     assert b"x = f;" in results("parens", text)

@@ -31,16 +31,6 @@ _PARTS = {
 _UNWRAP = frozenset({"namespace_definition", "linkage_specification"})  # body without its braces
 
 
-def _loop_condition(node: Node) -> bool:
-    """Whether `node` is a `for` loop's condition: an operand in its place makes the loop run
-    no iteration (`i < 4` -> `i` from `i = 0`: deleting the loop says that shorter, and tree-delete
-    offers it) or never end (`4`, a bound: no test case). On the README's case (ours) these
-    were the hoist steps the init guard sent back in sweep after sweep (an array left unwritten)."""
-    parent = node.parent
-    return parent is not None and parent.type == "for_statement" and \
-        parent.child_by_field_name("condition") is not None and parent.child_by_field_name("condition").id == node.id
-
-
 def _stand_ins(node: Node) -> list[tuple[int, int]]:
     """Byte ranges, each of which may replace the node."""
     parts: list[tuple[int, int]] = []
@@ -77,7 +67,7 @@ class Hoist(Pass):
     def items(self, src: Source, level: int) -> list[Item] | None:
         items: list[Item] = []
         for node in src.nodes():
-            if node.type in _PARTS and not _loop_condition(node):
+            if node.type in _PARTS:
                 parts = _stand_ins(node)
                 if level < len(parts):
                     start, end = parts[level]

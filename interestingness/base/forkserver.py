@@ -69,7 +69,9 @@ class Job:
 class _Server:
     def __init__(self, executable: str):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = dict(os.environ, LD_PRELOAD=str(LIBRARY), FORKSERVER_FD=str(theirs.fileno()))
+        # a user's own preload stays loaded in the children too (theirs after ours)
+        preload = " ".join(filter(None, (str(LIBRARY), os.environ.get("LD_PRELOAD"))))
+        env = dict(os.environ, LD_PRELOAD=preload, FORKSERVER_FD=str(theirs.fileno()))
         self.process = subprocess.Popen([executable], env=env, pass_fds=(theirs.fileno(),),
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)

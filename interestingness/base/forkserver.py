@@ -105,6 +105,15 @@ class _Server:
         return Job(int(number), read_end, rest)
 
 
+def serves(executable: str) -> bool:
+    """Whether `executable` may have a fork server: checked before a caller makes the files
+    a forked job needs (a script, a disabled or lost server: exec at once)."""
+    if DISABLE in os.environ or not os.path.isabs(executable) or not LIBRARY.is_file():
+        return False
+    with _lock:
+        return _servers.get(executable, True) is not None
+
+
 def start(argv: Sequence[str], cwd: str, env: Mapping[str, str], fds: tuple[int, int, int]) -> Job | None:
     """`argv` run from its executable's fork server, with `fds` as its stdin, stdout and stderr;
     None when there is none (not built, disabled, failed to start or gone), to exec instead."""

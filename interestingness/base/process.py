@@ -48,7 +48,7 @@ def run(
     llc: an ELF executable) is started from its fork server (forkserver.py) where there is one.
     """
     start = time.monotonic()
-    if fork_server:
+    if fork_server and forkserver.serves(os.fspath(cmd[0])):
         done = _run_forked([os.fspath(c) for c in cmd], cwd, timeout, env, stdin, stderr_path, start)
         if done is not None:
             return done

@@ -27,5 +27,7 @@ fi
 
 # the footprint plugin: rebuilt when its source is newer than the build (make's rule)
 make -s -C tools/footprint
+# the variants plugin: a kept candidate's guard builds from one front end
+make -s -C tools/variants
 # the fork server the oracle starts clang, lld and llc from (a test's process starts, paid once)
 make -s -C tools/forkserver

@@ -404,6 +404,7 @@ class ConfirmsWithout(Contains):
     must: bytes = b""
     confirmed: list = field(default_factory=list)
     confirm_steps = 2  # the second step is asked only when the first passes (at -j 1)
+    confirm_cost = 2.0
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
         if step == 0:
@@ -517,6 +518,7 @@ class ConfirmsCheap(ConfirmsWithout):
     """A confirmation of one build, a test's worth."""
 
     confirm_steps = 1
+    confirm_cost = 1.0
 
 
 @dataclass
@@ -524,6 +526,7 @@ class ConfirmsCostly(ConfirmsWithout):
     """A confirmation of six builds, six tests' worth."""
 
     confirm_steps = 6
+    confirm_cost = 6.0
 
 
 def test_confirming_kept_candidates_in_batches_confirms_fewer_times_the_more_a_confirmation_costs():

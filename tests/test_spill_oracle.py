@@ -113,16 +113,19 @@ def test_save_temps_never_reaches_clang(tmp_path):
     kept = sorted(tmp_path.glob("reduce-*"))
     # resolve: both sides, both again with the lean shim, and once more with the shared front end
     # (one directory for both sides); the UB guard's sanitized build (IR); then, with the shared
-    # front end, the init guard's zero and pattern builds (LTO); test: the LTO side, which settles
-    # this predicate (the guards' builds of a candidate are `confirm`'s, for a candidate kept)
-    assert len(kept) == 9
+    # front end, the init guard's zero and pattern builds (LTO); the guards' builds from one front end
+    # (tools/variants: its run, the sanitized build with the flags beside it, then from the variants
+    # the sanitized IR and the init guard's two LTO builds); test: the LTO side, which settles this
+    # predicate (the guards' builds of a candidate are `confirm`'s, for a candidate kept)
+    assert len(kept) == 14
     shared = {"k.hip", "fe.bc", "pre.bc", "out.s.lto.s"}
     for work in kept:
         # with -save-temps clang would have left .bc/.hipi/.o/.ll files beside the candidate (the
         # shared front end's fe.bc and the LTO pre-link's pre.bc are its own, named by the oracle;
         # out.ll is the sanitized build's IR, asked for)
         assert {p.name for p in work.iterdir()} in ({"k.hip", "out.s"}, {"k.hip", "out.s.lto.s"}, {"k.hip", "out.ll"},
-                                                    shared, shared | {"out.s"})
+                                                    shared, shared | {"out.s"}, shared - {"k.hip"},
+                                                    {"fe.bc", "out.ll"}, {"k.hip", "ub.bc", "zero.bc", "pattern.bc"})
 
 
 def test_temp_dirs_removed(tmp_path):

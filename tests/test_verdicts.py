@@ -172,5 +172,5 @@ def test_a_claim_released_without_a_verdict_is_tested_here(tmp_path):
 
 def test_every_oracle_has_what_the_evaluator_uses():
     for oracle in (SpillOracle, ScriptOracle, IrOracle):
-        assert all(hasattr(oracle, m) for m in ("ignores_layout", "confirm_steps", "identity", "test", "confirm"))
+        assert all(hasattr(oracle, m) for m in ("ignores_layout", "confirm_steps", "confirm_cost", "identity", "test", "confirm"))
     assert ScriptOracle(None, "f.c").tree is None and IrOracle.tree is None  # the spill oracle sets its own

@@ -55,6 +55,11 @@ class Oracle(Protocol):
         """How many independent checks `confirm` makes, for checks too costly to run on every
         candidate (0: none; see NoConfirmation)."""
 
+    @property
+    def confirm_cost(self) -> float:
+        """What a confirmation costs, in tests (how many kept candidates a batch confirms at
+        once depends on it: reducer/engine/checkpoints.py)."""
+
     def identity(self) -> dict[str, Any]:
         """Everything besides the candidate's bytes that decides a verdict (for cache keys)."""
 
@@ -71,6 +76,7 @@ class NoConfirmation:
     """For an oracle whose `test` is the whole check: `confirm` is never called."""
 
     confirm_steps = 0
+    confirm_cost = 0.0
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
         return verdict

@@ -39,6 +39,8 @@ from interestingness.compiler.hip_headers import HipHeaders, resolve
 from interestingness.compiler.ir_memo import IrMemo
 from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.compiler.toolchain import Toolchain
+from interestingness.compiler.variants import PluginMissing
+from interestingness.compiler.variants import plugin as variants_plugin
 from interestingness.measure.metrics import Summary, summarise
 
 log = logging.getLogger(__name__)
@@ -171,6 +173,9 @@ class Compiler:
     # one device front end per candidate, both sides' pipelines from its bitcode (`Build`); the
     # oracle sets it once the original builds the same code and figures with it
     shared_front_end: bool = False
+    # the confirmation's builds (sanitizer checks, -ftrivial-auto-var-init modes) from one parse
+    # (`front_end_variants`); the oracle sets it once the original's come out the same so
+    variants: bool = False
     # the two builds compared (interestingness/compiler/sides.py); a side is asked for by its name
     sides: tuple[Side, Side] = DEFAULT_SIDES
 
@@ -286,9 +291,11 @@ class Compiler:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
 
-    def build(self, content: bytes, extra: Sequence[str] = (), memo: IrMemo | None = None) -> Build:
-        """The builds of `content` with `extra` flags, each side on first ask (`Build.side`)."""
-        return Build(self, content, tuple(extra), memo)
+    def build(self, content: bytes, extra: Sequence[str] = (), memo: IrMemo | None = None,
+              front_end: FrontEnd | None = None) -> Build:
+        """The builds of `content` with `extra` flags, each side on first ask (`Build.side`);
+        from `front_end`'s bitcode when given (a variant of `front_end_variants`)."""
+        return Build(self, content, tuple(extra), memo, front_end)
 
     def _env(self) -> dict[str, str]:
         return {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
@@ -327,15 +334,58 @@ class Compiler:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
 
-    def backend(self, side: str, front_end: FrontEnd, extra: Sequence[str] = ()) -> Compiled:
-        """`side` built from the front end's bitcode, with the pipelines the driver would run
-        after it (`shared_commands`), within what the front end left of the timeout. With
-        `keep_artifacts`, in the front end's directory: one directory per candidate and flags."""
+    def front_end_variants(self, content: bytes, settings: Mapping[str, str]) -> dict[str, FrontEnd]:
+        """The shared front end's bitcode of `content` for each of `settings` ({name: the
+        variants plugin's setting, `init=zero`, `sanitize=CHECK,...`}), from one parse: the
+        run's own output is syntax-only, each variant is IRGen again after Sema
+        (tools/variants). A failure is every name's."""
         env = self._env()
-        driver = tuple(self.command(side, extra=extra))
+        pch = self._pch(LTO, (), content, env)
         start = time.monotonic()
         try:
-            pipeline = self.shared_commands(extra).pipelines[side]
+            cmd = list(self.shared_commands((), pch).front_end)
+            plugin = variants_plugin()
+        except (SharedFrontEndError, PluginMissing) as e:
+            return dict.fromkeys(settings, FrontEnd(b"", time.monotonic() - start, (), failure="infra", message=str(e)))
+        i = cmd.index("-o")
+        cmd[i:i + 2] = ["-load", str(plugin), "-add-plugin", "variants",
+                        *(a for name, s in settings.items() for a in ("-plugin-arg-variants", f"{WORK}/{name}.bc={s}"))]
+        cmd[cmd.index("-emit-llvm-bc")] = "-fsyntax-only"
+        try:
+            work = test_dir("reduce-variants-", self.tmp_parent)
+        except OSError as e:
+            return dict.fromkeys(settings, FrontEnd(b"", 0.0, tuple(cmd), failure="infra", message=f"temp dir: {e}"))
+        try:
+            self._write(work, content)
+            res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
+            failed = _failure(res, self.timeout, pch[-1] if pch else None)
+            if failed is not None:
+                if failed[0] == "infra" and pch and pch[-1] in res.stderr:
+                    prefix_pch.forget(pch[-1])
+                return dict.fromkeys(settings, FrontEnd(b"", res.seconds, tuple(cmd), failure=failed[0],
+                                                        message=failed[1]))
+            uninitialized = len(UNINITIALIZED.findall(res.stderr))
+            return {name: FrontEnd((work / f"{name}.bc").read_bytes(), res.seconds if k == 0 else 0.0,
+                                   tuple(cmd), uninitialized=uninitialized)
+                    for k, name in enumerate(settings)}
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE, errno.ENOENT):
+                return dict.fromkeys(settings, FrontEnd(b"", 0.0, tuple(cmd), failure="infra", message=str(e)))
+            raise
+        finally:
+            if not self.keep_artifacts:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def backend(self, side: str, front_end: FrontEnd, extra: Sequence[str] = (), emit: str = "asm") -> Compiled:
+        """`side` built from the front end's bitcode, with the pipelines the driver would run
+        after it (`shared_commands`), within what the front end left of the timeout; with
+        emit="ir", the no-LTO side's optimised IR (the UB guard's build: `command`'s "ir"). With
+        `keep_artifacts`, in the front end's directory: one directory per candidate and flags."""
+        env = self._env()
+        driver = tuple(self.command(side, emit, extra=extra))
+        start = time.monotonic()
+        try:
+            pipeline = self.shared_commands(extra).pipelines[side] if emit == "asm" else (self._ir_pipeline(extra),)
         except SharedFrontEndError as e:
             return Compiled(side, driver, time.monotonic() - start, failure="infra", message=str(e))
         try:
@@ -358,10 +408,11 @@ class Compiler:
                 if failed is not None:
                     return Compiled(side, driver, seconds, failure=failed[0], message=failed[1], artifacts=kept,
                                     pipeline=pipeline)
-            files = _asm_files(work, self.side(side).lto)
+            files = _asm_files(work, self.side(side).lto) if emit == "asm" else \
+                [work / IR_OUT] if (work / IR_OUT).exists() else []
             if not files:
                 return Compiled(side, driver, seconds, failure="error", artifacts=kept, pipeline=pipeline,
-                                message=f"no assembly produced (looked for {ASM_OUT}*)")
+                                message=f"no output produced (looked for {ASM_OUT if emit == 'asm' else IR_OUT}*)")
             asm = tuple(f.read_text(errors="replace") for f in files)
             return Compiled(side, driver, seconds, asm=asm, artifacts=kept, pipeline=pipeline,
                             uninitialized=front_end.uninitialized)
@@ -405,6 +456,13 @@ class Compiler:
         prelink = _with_output(_from_ir(cc1), PRE_OUT)
         link = tuple(PRE_OUT if a == intermediate else a for a in lld)
         return SharedCommands(tuple(front_end), {LTO: (prelink, link), NOLTO: (_from_ir(cc1_nolto),)})
+
+    def _ir_pipeline(self, extra: Sequence[str]) -> tuple[str, ...]:
+        """The no-LTO side's optimised-IR build (`command`'s "ir") from FE_OUT."""
+        jobs = driver_jobs(self.command(NOLTO, "ir", extra), self._env(), self.file_name, self.tmp_parent)
+        if len(jobs) != 1 or not _is_cc1(jobs[0], _operand(self.file_name)):
+            raise SharedFrontEndError(f"unexpected driver jobs: {len(jobs)} for the no-LTO side's IR")
+        return _from_ir(jobs[0])
 
     def _pch(self, side: str, extra: Sequence[str], content: bytes, env: dict[str, str]) -> list[str]:
         """The flags that read the HIP runtime header from a PCH, when it leads `content`."""
@@ -508,14 +566,16 @@ class Build:
     side then runs its pipelines from the bitcode, or, when `memo` holds a build of the same
     bitcode by the same pipelines, takes that build's summary without running them."""
 
-    def __init__(self, compiler: Compiler, content: bytes, extra: tuple[str, ...] = (), memo: IrMemo | None = None):
+    def __init__(self, compiler: Compiler, content: bytes, extra: tuple[str, ...] = (), memo: IrMemo | None = None,
+                 front_end: FrontEnd | None = None):
         self.compiler, self.content, self.extra, self.memo = compiler, content, extra, memo
-        self._front_end: FrontEnd | None = None
+        self._front_end = front_end  # given: its seconds are counted where it ran
+        self._given = front_end is not None
         self._sides: dict[str, Compiled] = {}
 
     def side(self, side: str) -> Compiled:
         if side not in self._sides:
-            if self.compiler.shared_front_end:
+            if self.compiler.shared_front_end or self._front_end is not None:
                 self._sides[side] = self._shared(side)
             else:
                 self._sides[side] = self.compiler.compile(side, self.content, extra=self.extra)
@@ -523,7 +583,7 @@ class Build:
 
     @property
     def front_end_seconds(self) -> float:
-        return self._front_end.seconds if self._front_end is not None else 0.0
+        return self._front_end.seconds if self._front_end is not None and not self._given else 0.0
 
     def _shared(self, side: str) -> Compiled:
         first = self._front_end is None

@@ -27,8 +27,16 @@ from typing import Any, TypeVar
 
 from interestingness.base.bundle import TREE_DIR, Tree
 from interestingness.base.verdict import BUILT, COMPILE_ERROR, INFRA, TIMEOUT, Verdict
-from interestingness.compiler import prefix_pch
-from interestingness.compiler.compile import LTO, NOLTO, Compiled, Compiler, SharedFrontEndError, prepare_flags
+from interestingness.compiler import prefix_pch, variants
+from interestingness.compiler.compile import (
+    LTO,
+    NOLTO,
+    Compiled,
+    Compiler,
+    FrontEnd,
+    SharedFrontEndError,
+    prepare_flags,
+)
 from interestingness.compiler.hip_headers import resolve as resolve_hip_headers
 from interestingness.compiler.ir_memo import IrMemo, default_directory
 from interestingness.compiler.sides import DEFAULT_SIDES, Side, default_predicate
@@ -260,6 +268,9 @@ class SpillSetup:
                                               f"the init guard is off: the original itself {failed}"])
             sanitized, notes = sanitizing.result()
         resolved = oracle(resolved.init_guard, [*notes, *resolved.guards_off], sanitized)
+        if resolved.can_share_guard_front_end() and resolved.guards_agree_at_once(original, m.compiled[first]):
+            chosen = dataclasses.replace(chosen, variants=True)
+            resolved = oracle(resolved.init_guard, resolved.guards_off, sanitized)
         if self.loop_guard and not loops:
             resolved.guards_off.append("the loop guard is off: the original spills outside loops only")
         return resolved
@@ -273,7 +284,8 @@ class SpillSetup:
             compiler = dataclasses.replace(compiler, hip=compiler.hip_headers.lean() or compiler.hip)
         headers = files_sha256(self.compiler.headers(original))
         compiler = dataclasses.replace(compiler, pch=settings.get("pch", False),
-                                       shared_front_end=settings.get("shared_front_end", False))
+                                       shared_front_end=settings.get("shared_front_end", False),
+                                       variants=settings.get("variants", False) and variants.available())
         sanitized = settings.get("sanitizer") if self.ub_guard else None
         # the predicate the run started with: a default changed since (issue 42's size clause) must
         # not change a resumed run, whose original's figures are those that predicate read
@@ -385,6 +397,10 @@ class SpillOracle:
         # the confirmation steps: the sanitizer build (the cheapest: no codegen), then one per init mode
         self._steps = (("sanitizer", ""),) * (self.sanitized is not None) + tuple(
             ("init", mode) for mode in (INIT_MODES if init_guard else ()))
+        # a confirmation costs a test per build; with the variants front end, one parse for all
+        self._confirm_cost = float(len(self._steps))
+        if compiler.variants and self._steps:
+            self._steps, self._confirm_cost = (("at once", ""),), GUARDS_AT_ONCE_COST
         # the sides' summaries by front-end bitcode, for every process of the run (ir_memo)
         self.memo = _memo(compiler) if compiler.shared_front_end else None
 
@@ -418,6 +434,7 @@ class SpillOracle:
             "env": dict(self.compiler.env),
             "timeout": self.compiler.timeout,
             **({"front_end": SHARED_FRONT_END} if self.compiler.shared_front_end else {}),
+            **({"guard_front_end": variants.version()} if self.compiler.variants else {}),
         }
 
     def settings(self) -> dict[str, Any]:
@@ -425,7 +442,8 @@ class SpillOracle:
         return {"targets": list(self.targets), "predicate": self.predicate.source,
                 "loop_targets": list(self.loop_targets), "init_guard": self.init_guard,
                 "lean_shim": self.compiler.hip_headers.is_lean, "pch": self.compiler.pch,
-                "shared_front_end": self.compiler.shared_front_end, "original_figures": self.original_figures,
+                "shared_front_end": self.compiler.shared_front_end, "variants": self.compiler.variants,
+                "original_figures": self.original_figures,
                 "sanitizer": None if self.sanitized is None else {t: p.to_json() for t, p in self.sanitized.items()}}
 
     def test(self, content: bytes) -> Verdict:
@@ -437,8 +455,50 @@ class SpillOracle:
     @property
     def confirm_steps(self) -> int:
         """The UB guard's sanitizer build (when on), then the init guard's checks, one per
-        -ftrivial-auto-var-init mode (none when it is off)."""
+        -ftrivial-auto-var-init mode (none when it is off); or all of them at once, from one
+        front end (`compiler.variants`)."""
         return len(self._steps)
+
+    @property
+    def confirm_cost(self) -> float:
+        """A confirmation's cost in tests: a test per guard build, less from one front end."""
+        return self._confirm_cost
+
+    def can_share_guard_front_end(self) -> bool:
+        """Whether the guards this oracle confirms with can be built from one front end: the
+        shared front end's builds, and the init guard at its "code" level (the "verdict" level
+        runs whole tests)."""
+        return bool(self._steps) and self.compiler.shared_front_end and self.init_guard != "verdict"
+
+    def guards_agree_at_once(self, original: bytes, plain: Compiled) -> bool:
+        """Whether the guard builds from one front end (`compiler.variants`) give `original`
+        what the builds with the flags give: the sanitized kernels' IR, and with each init mode
+        the code and figures of every kernel that the plain build of the first side (`plain`)
+        has, as the init guard at its "code" level found the flags' builds do. Decided once, from
+        the original, as the shared front end is (SpillSetup._builds_the_same)."""
+        with ThreadPoolExecutor(1) as beside:  # the build with the flags, on a core of its own
+            old_ub = beside.submit(self.compiler.compile, NOLTO, original, emit="ir", extra=ubsan.flags()) \
+                if self.sanitized is not None else None
+            fronts = self.compiler.front_end_variants(original, self._variant_settings())
+            if not all(f.ok for f in fronts.values()):
+                return False
+            if old_ub is not None:
+                old, new = old_ub.result(), self.compiler.backend(NOLTO, fronts["ub"], ubsan.flags(), emit="ir")
+                if not (old.ok and new.ok and _same_ir(old.asm[0], new.asm[0])):
+                    return False
+        first = self.compiler.side_names[0]
+        for mode in INIT_MODES if self.init_guard else ():
+            flag = (f"-ftrivial-auto-var-init={mode}",)
+            new = self.compiler.build(original, flag, front_end=fronts[mode]).side(first)
+            if not (new.ok and new.summary.metrics == plain.summary.metrics
+                    and new.summary.digests == plain.summary.digests and new.uninitialized == plain.uninitialized):
+                return False
+        return True
+
+    def _variant_settings(self) -> dict[str, str]:
+        """The variants plugin's settings of the guards: "ub" and one per init mode."""
+        settings = {"ub": variants.sanitize_setting(ubsan.CHECKS)} if self.sanitized is not None else {}
+        return settings | {mode: variants.init_setting(mode) for mode in (INIT_MODES if self.init_guard else ())}
 
     def confirm(self, content: bytes, verdict: Verdict, step: int) -> Verdict:
         """Step `step` of the checks of a candidate kept (`verdict` is its interesting `test`;
@@ -451,6 +511,8 @@ class SpillOracle:
         kind, mode = self._steps[step]
         if kind == "sanitizer":
             return self._sanitizer_verdict(content, start)
+        if kind == "at once":
+            return self._guards_at_once(content, verdict, start)
         plain = verdict.details.get("lto_code")
         if plain is None and self.init_guard == "code":
             built = self.compiler.compile(self.compiler.side_names[0], content)
@@ -468,20 +530,56 @@ class SpillOracle:
     def _sanitizer_verdict(self, content: bytes, start: float) -> Verdict:
         """The UB guard's sanitizer half: the target kernels, built with the checks
         (interestingness/oracle/ubsan.py), have no undefined behaviour their original has not."""
-        assert self.sanitized is not None
         c = self.compiler.compile(NOLTO, content, emit="ir", extra=ubsan.flags())
-        why = ""
-        if not c.ok:
-            why = f"does not build with the sanitizer checks ({c.failure}): {c.message}"
-        else:
-            found = by_target(ubsan.profiles(c.asm[0]), self.targets)
-            for t in self.targets:
-                if v := ubsan.violation(self.sanitized[t], found.get(t)):
-                    why = f"{t}: {v}"
-                    break
+        why = self._sanitizer_failure(c)
         seconds = time.monotonic() - start
         return Verdict(not why, f"UB guard: {why}" if why else "", infra_failure=c.failure == "infra",
                        seconds=seconds, details={"phases": {"ub_guard": seconds}})
+
+    def _sanitizer_failure(self, c: Compiled) -> str:
+        """Why the sanitized build `c` fails the UB guard; "" when it passes."""
+        assert self.sanitized is not None
+        if not c.ok:
+            return f"does not build with the sanitizer checks ({c.failure}): {c.message}"
+        found = by_target(ubsan.profiles(c.asm[0]), self.targets)
+        for t in self.targets:
+            if v := ubsan.violation(self.sanitized[t], found.get(t)):
+                return f"{t}: {v}"
+        return ""
+
+    def _guards_at_once(self, content: bytes, verdict: Verdict, start: float) -> Verdict:
+        """Every guard build of a kept candidate from one front end (`compiler.variants`): the
+        UB guard's sanitized IR, then the init guard's modes; the first that fails decides. The
+        front end's seconds go to the first guard's phase."""
+        fronts = self.compiler.front_end_variants(content, self._variant_settings())
+        phases: dict[str, float] = {}
+        why, infra = "", False
+        if self.sanitized is not None:
+            c = self.compiler.backend(NOLTO, fronts["ub"], ubsan.flags(), emit="ir") if fronts["ub"].ok else \
+                Compiled(NOLTO, fronts["ub"].command, 0.0, failure=fronts["ub"].failure, message=fronts["ub"].message)
+            if failed := self._sanitizer_failure(c):
+                why, infra = f"UB guard: {failed}", c.failure == "infra"
+            phases["ub_guard"] = time.monotonic() - start
+        if self.init_guard and not why:
+            begun = time.monotonic()
+            plain: dict[str, list] | None = verdict.details.get("lto_code")
+            if plain is None:
+                built = self.compiler.compile(self.compiler.side_names[0], content)
+                plain = code_digests(built.asm, self.targets) if built.ok else None
+                if not built.ok:
+                    why, infra = f"init guard: the candidate does not build ({built.failure}): {built.message}", \
+                        built.failure == "infra"
+            for mode in INIT_MODES:
+                if plain is None:
+                    break
+                if diff := init_difference(self.compiler, content, plain, self.targets, mode, self.memo, fronts[mode]):
+                    why = f"init guard: the candidate reads an automatic variable before writing it: " \
+                          f"with -ftrivial-auto-var-init={mode}, {diff}"
+                    infra = not fronts[mode].ok and fronts[mode].failure == "infra"
+                    break
+            phases["init_guard"] = time.monotonic() - begun
+        return Verdict(not why, why, infra_failure=infra, seconds=time.monotonic() - start,
+                       details={"phases": phases})
 
     def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
@@ -557,14 +655,14 @@ class SpillOracle:
 
 
 def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], kernels: Sequence[str],
-                    mode: str, memo: IrMemo | None = None) -> str:
+                    mode: str, memo: IrMemo | None = None, front_end: FrontEnd | None = None) -> str:
     """"" when the LTO build with -ftrivial-auto-var-init=MODE gives `kernels` exactly the
     instructions of the plain build (`plain`: code_digests). When nothing is read before it is
     written, every initialising store is dead and the code is the same; when it differs, a
     kernel reads an automatic variable before writing it (the undefined value is what the
     optimiser folded). Same code also means the same figures, so the spill differential holds
-    with the variables initialised."""
-    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo).side(compiler.side_names[0])
+    with the variables initialised. `front_end`: the mode's front end, when it ran already."""
+    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo, front_end).side(compiler.side_names[0])
     if not c.ok:
         return f"does not build ({c.failure}): {c.message}"
     other = target_digests(c.summary.digests, kernels)
@@ -646,6 +744,40 @@ def target_digests(digests: dict[str, list], kernels: Sequence[str]) -> dict[str
 
 
 SHARED_FRONT_END = "shared-front-end/1"  # in the identity of an oracle that builds this way
+# a confirmation from one front end, in tests (the batch size's input): one parse, IRGen and a
+# pipeline per guard build (measured: notes/oracle.md)
+GUARDS_AT_ONCE_COST = 2.0
+_CUID = re.compile(r"__hip_cuid_[0-9a-f]+")
+_LOCAL = re.compile(r'%(?:[-\w.$]+|"[^"]*")')
+_BLOCK = re.compile(r"^([-\w.$]+):")
+
+
+def _same_ir(a: str, b: str) -> bool:
+    """Whether two modules' IR texts are the same but for their names (an IR read from bitcode
+    keeps the optimiser's value names, a build from source discards them), comments and the
+    compilation-unit id the driver derives from the command line."""
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(ir: str) -> list[str]:
+    """`ir`'s lines with the module's name and comments left out, the unit id blanked, and each
+    function's local names (values, blocks) numbered in order of appearance."""
+    out: list[str] = []
+    names: dict[str, str] = {}
+
+    def local(name: str) -> str:
+        return names.setdefault(name, f"%{len(names)}")
+
+    for line in ir.splitlines():
+        if line.startswith(("; ModuleID", "source_filename")):
+            continue
+        if line.startswith("define "):
+            names = {}
+        line = _CUID.sub("__hip_cuid_", line.split(";", 1)[0].rstrip())
+        line = _LOCAL.sub(lambda m: local(m.group(0)), _BLOCK.sub(r"%\1:", line))
+        if line:
+            out.append(line)
+    return out
 
 
 def _memo(compiler: Compiler) -> IrMemo:

@@ -489,11 +489,9 @@ class Engine:
         return True
 
     def _new_checkpoints(self, start: Kept, earlier: Checkpoints | None = None) -> Checkpoints:
-        """Checkpoints from `start`, keeping what `earlier` learnt of refusals and work. A
-        confirmation step costs a test: its own front end and a build, where a test that compiles
-        shares one front end between its two builds and one that does not stops after it (measured:
-        1.3 tests a step on the README case, 1.5 on composable_kernel; notes/engine.md)."""
-        checkpoints = Checkpoints(start, self.confirm_batch, self.evaluator.oracle.confirm_steps)
+        """Checkpoints from `start`, keeping what `earlier` learnt of refusals and work, and what
+        the oracle says a confirmation costs in tests (`confirm_cost`)."""
+        checkpoints = Checkpoints(start, self.confirm_batch, self.evaluator.oracle.confirm_cost)
         if earlier is not None:
             checkpoints.decided, checkpoints.refused, checkpoints.work = earlier.decided, earlier.refused, earlier.work
         return checkpoints

@@ -94,3 +94,27 @@ def test_without_the_plugin_the_guards_build_one_by_one(tmp_path, monkeypatch):
     assert o.compiler.shared_front_end and not o.compiler.variants and o.confirm_steps == 3
     failed = copy.copy(o).compiler.front_end_variants(text, {"zero": variants.init_setting("zero")})
     assert failed["zero"].failure == "infra" and "not built" in failed["zero"].message
+
+
+TWO_KERNELS = r"""#include <hip/hip_runtime.h>
+__global__ void k(float *out, const float *in) { out[threadIdx.x] = in[threadIdx.x] * 2.0f; }
+__global__ void other(float *out, int n) {
+  float acc[2];
+  if (n > 3) acc[0] = 1.0f;
+  out[threadIdx.x] = acc[0];
+}
+"""
+
+
+def test_a_kernel_that_is_no_target_may_read_what_it_never_wrote(tmp_path):
+    """The guards read the targets only; composable_kernel's other instantiation changes its code
+    with -ftrivial-auto-var-init=zero, and that did not keep the variants from the run."""
+    (tmp_path / "k.hip").write_text(TWO_KERNELS)
+    o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", kernels=["_Z1kPfPKf"], cwd=tmp_path,
+                   tmp_dir=tmp_path).resolve(TWO_KERNELS.encode())
+    assert o.targets == ("_Z1kPfPKf",) and o.init_guard == "code"
+    assert o.compiler.variants and o.confirm_steps == 1
+    first = o.compiler.side_names[0]
+    plain = o.compiler.compile(first, TWO_KERNELS.encode()).summary.digests
+    zero = o.compiler.compile(first, TWO_KERNELS.encode(), extra=["-ftrivial-auto-var-init=zero"]).summary.digests
+    assert plain["_Z1kPfPKf"] == zero["_Z1kPfPKf"] and plain["_Z5otherPfi"] != zero["_Z5otherPfi"]

@@ -32,6 +32,7 @@ from typing import Any
 
 from interestingness.base.bundle import TREE_DIR, Tree, materialise
 from interestingness.base.path_flags import INCLUDE_DIRS, path_flag, path_flags
+from interestingness.base.plugins import PluginMissing
 from interestingness.base.process import run, test_dir
 from interestingness.compiler import prefix_pch
 from interestingness.compiler.diagnostics import first_error
@@ -39,7 +40,6 @@ from interestingness.compiler.hip_headers import HipHeaders, resolve
 from interestingness.compiler.ir_memo import IrMemo
 from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.compiler.toolchain import Toolchain
-from interestingness.compiler.variants import PluginMissing
 from interestingness.compiler.variants import plugin as variants_plugin
 from interestingness.measure.metrics import Summary, summarise
 

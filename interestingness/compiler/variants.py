@@ -15,23 +15,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-_TOOL = Path(__file__).resolve().parents[2] / "tools" / "variants"
-PLUGIN_SOURCE = _TOOL / "Variants.cpp"
-PLUGIN = _TOOL / "build" / "variants.so"
-SETUP = "bash scripts/setup.sh"
+from interestingness.base.plugins import TOOLS, built
+from interestingness.base.plugins import PluginMissing as PluginMissing  # what `plugin` raises
 
-
-class PluginMissing(RuntimeError):
-    """The plugin is not built, or is older than its source."""
+PLUGIN_SOURCE = TOOLS / "variants" / "Variants.cpp"
+PLUGIN = TOOLS / "variants" / "build" / "variants.so"
 
 
 def plugin() -> Path:
     """The built plugin; PluginMissing when it is missing or stale."""
-    if not PLUGIN.is_file():
-        raise PluginMissing(f"the variants plugin is not built ({PLUGIN}): run `{SETUP}`")
-    if PLUGIN.stat().st_mtime < PLUGIN_SOURCE.stat().st_mtime:
-        raise PluginMissing(f"the variants plugin is older than {PLUGIN_SOURCE.name}: run `{SETUP}` to rebuild it")
-    return PLUGIN
+    return built("variants", PLUGIN, PLUGIN_SOURCE)
 
 
 def available() -> bool:

@@ -24,23 +24,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-_TOOL = Path(__file__).resolve().parents[2] / "tools" / "footprint"
-PLUGIN_SOURCE = _TOOL / "Footprint.cpp"
-PLUGIN = _TOOL / "build" / "footprint.so"
-SETUP = "bash scripts/setup.sh"
+from interestingness.base.plugins import TOOLS, built
+from interestingness.base.plugins import PluginMissing as PluginMissing  # what `plugin` raises
 
-
-class PluginMissing(RuntimeError):
-    """The plugin is not built, or is older than its source."""
+PLUGIN_SOURCE = TOOLS / "footprint" / "Footprint.cpp"
+PLUGIN = TOOLS / "footprint" / "build" / "footprint.so"
 
 
 def plugin() -> Path:
     """The built plugin; PluginMissing when it is missing or stale."""
-    if not PLUGIN.is_file():
-        raise PluginMissing(f"the footprint plugin is not built ({PLUGIN}): run `{SETUP}`")
-    if PLUGIN.stat().st_mtime < PLUGIN_SOURCE.stat().st_mtime:
-        raise PluginMissing(f"the footprint plugin is older than {PLUGIN_SOURCE.name}: run `{SETUP}` to rebuild it")
-    return PLUGIN
+    return built("footprint", PLUGIN, PLUGIN_SOURCE)
 
 
 def plugin_flags(kernels: tuple[str, ...] | list[str] = ()) -> list[str]:

@@ -189,10 +189,7 @@ class SpillSetup:
                   compiler: Compiler | None = None) -> tuple[dict[str, ubsan.Profile] | None, str]:
         """({kernel: what the sanitizer checks say of it}, "") from the optimised IR of `content`
         built with them (interestingness/oracle/ubsan.py), or (None, why it did not build)."""
-        c = (compiler or self.compiler).compile(NOLTO, content, emit="ir", extra=ubsan.flags())
-        if not c.ok:
-            return None, f"{c.failure}: {c.message}"
-        return ubsan.profiles(c.asm[0]), ""
+        return _profiles(_sanitized_build(compiler or self.compiler, content))
 
     def init_differences(self, content: bytes, lto_asm: Sequence[str], kernels: Sequence[str]) -> dict[str, str]:
         """{init mode: what differs, "" if nothing} for each -ftrivial-auto-var-init mode."""
@@ -266,9 +263,10 @@ class SpillSetup:
                 if failed:
                     resolved = oracle(False, [*resolved.guards_off,
                                               f"the init guard is off: the original itself {failed}"])
-            sanitized, notes = sanitizing.result()
+            sanitized, notes, sanitized_build = sanitizing.result()
         resolved = oracle(resolved.init_guard, [*notes, *resolved.guards_off], sanitized)
-        if resolved.can_share_guard_front_end() and resolved.guards_agree_at_once(original, m.compiled[first]):
+        if resolved.can_share_guard_front_end() and \
+                resolved.guards_agree_at_once(original, m.compiled[first], sanitized_build):
             chosen = dataclasses.replace(chosen, variants=True)
             resolved = oracle(resolved.init_guard, resolved.guards_off, sanitized)
         if self.loop_guard and not loops:
@@ -301,20 +299,22 @@ class SpillSetup:
                            {t: ubsan.Profile.from_json(p) for t, p in sanitized.items()})
 
     def _sanitizer_level(self, original: bytes, compiler: Compiler, targets: Sequence[str]
-                         ) -> tuple[dict[str, ubsan.Profile] | None, list[str]]:
+                         ) -> tuple[dict[str, ubsan.Profile] | None, list[str], Compiled | None]:
         """The UB guard's sanitizer half as the original allows it: the original's profile of
-        each target (what a candidate is compared with), or None when the guard is off; and what
+        each target (what a candidate is compared with), or None when the guard is off; what
         the run says at the start (the original builds with undefined behaviour the guard then
-        lets a candidate keep, or the checks cannot be built at all)."""
+        lets a candidate keep, or the checks cannot be built at all); and the build it read."""
         if not self.ub_guard:
-            return None, []
-        found, why = self.sanitized(original, compiler)
+            return None, [], None
+        built = _sanitized_build(compiler, original)
+        found, why = _profiles(built)
         if found is None:
-            return None, [f"the UB guard's sanitizer checks are off: the original does not build with them ({why})"]
+            why = f"the UB guard's sanitizer checks are off: the original does not build with them ({why})"
+            return None, [why], built
         profiles = by_target(found, targets)
         missing = [t for t in targets if t not in profiles]
         if missing:
-            return None, [f"the UB guard's sanitizer checks are off: no kernel {missing[0]} in their build"]
+            return None, [f"the UB guard's sanitizer checks are off: no kernel {missing[0]} in their build"], built
         notes = []
         for t in targets:
             p = profiles[t]
@@ -324,7 +324,7 @@ class SpillSetup:
             if p.constant_addresses:
                 notes.append(f"the UB guard lets a candidate access memory through null or a constant address "
                              f"{p.constant_addresses} time(s), as the original's {t} does")
-        return {t: profiles[t] for t in targets}, notes
+        return {t: profiles[t] for t in targets}, notes, built
 
     def _builds_the_same(self, original: bytes, m: Measurement, compiler: Compiler) -> bool:
         """Whether the original builds the same code and figures, both sides, with `compiler` as
@@ -474,23 +474,21 @@ class SpillOracle:
         runs whole tests)."""
         return bool(self._steps) and self.compiler.shared_front_end and self.init_guard != "verdict"
 
-    def guards_agree_at_once(self, original: bytes, plain: Compiled) -> bool:
+    def guards_agree_at_once(self, original: bytes, plain: Compiled, sanitized: Compiled | None) -> bool:
         """Whether the guard builds from one front end (`compiler.variants`) give `original`
-        what the builds with the flags give: the sanitized kernels' IR, and with each init mode
+        what the builds with the flags give: the sanitized kernels' IR (`sanitized`'s, the UB
+        guard's build of the original, when the guard is on), and with each init mode
         the targets' code and figures that the plain build of the first side (`plain`) has, as
         the init guard at its "code" level found the flags' builds do (another instantiation may
         read what it never wrote: composable_kernel's other kernel does). Decided once, from
         the original, as the shared front end is (SpillSetup._builds_the_same)."""
-        with ThreadPoolExecutor(1) as beside:  # the build with the flags, on a core of its own
-            old_ub = beside.submit(self.compiler.compile, NOLTO, original, emit="ir", extra=ubsan.flags()) \
-                if self.sanitized is not None else None
-            fronts = self.compiler.front_end_variants(original, self._variant_settings())
-            if not all(f.ok for f in fronts.values()):
+        fronts = self.compiler.front_end_variants(original, self._variant_settings())
+        if not all(f.ok for f in fronts.values()):
+            return False
+        if self.sanitized is not None:
+            new = self.compiler.backend(NOLTO, fronts["ub"], ubsan.flags(), emit="ir")
+            if sanitized is None or not (sanitized.ok and new.ok and _same_ir(sanitized.asm[0], new.asm[0])):
                 return False
-            if old_ub is not None:
-                old, new = old_ub.result(), self.compiler.backend(NOLTO, fronts["ub"], ubsan.flags(), emit="ir")
-                if not (old.ok and new.ok and _same_ir(old.asm[0], new.asm[0])):
-                    return False
         first = self.compiler.side_names[0]
         for mode in INIT_MODES if self.init_guard else ():
             flag = (f"-ftrivial-auto-var-init={mode}",)
@@ -538,7 +536,7 @@ class SpillOracle:
     def _sanitizer_verdict(self, content: bytes, start: float) -> Verdict:
         """The UB guard's sanitizer half: the target kernels, built with the checks
         (interestingness/oracle/ubsan.py), have no undefined behaviour their original has not."""
-        c = self.compiler.compile(NOLTO, content, emit="ir", extra=ubsan.flags())
+        c = _sanitized_build(self.compiler, content)
         why = self._sanitizer_failure(c)
         seconds = time.monotonic() - start
         return Verdict(not why, f"UB guard: {why}" if why else "", infra_failure=c.failure == "infra",
@@ -660,6 +658,19 @@ class SpillOracle:
         """Whether the LTO side alone settles the answer: false for one target, or true for all."""
         results = [self._predicates[t].evaluate(lto[t], None) for t in self.targets]
         return False in results or all(r is True for r in results)
+
+
+def _sanitized_build(compiler: Compiler, content: bytes) -> Compiled:
+    """The no-LTO side's optimised IR of `content` with the UB guard's sanitizer checks."""
+    return compiler.compile(NOLTO, content, emit="ir", extra=ubsan.flags())
+
+
+def _profiles(c: Compiled) -> tuple[dict[str, ubsan.Profile] | None, str]:
+    """What the sanitizer checks say of each kernel of `c` (`_sanitized_build`'s), or (None, why
+    it did not build)."""
+    if not c.ok:
+        return None, f"{c.failure}: {c.message}"
+    return ubsan.profiles(c.asm[0]), ""
 
 
 def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], kernels: Sequence[str],

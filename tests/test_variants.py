@@ -118,3 +118,17 @@ def test_a_kernel_that_is_no_target_may_read_what_it_never_wrote(tmp_path):
     plain = o.compiler.compile(first, TWO_KERNELS.encode()).summary.digests
     zero = o.compiler.compile(first, TWO_KERNELS.encode(), extra=["-ftrivial-auto-var-init=zero"]).summary.digests
     assert plain["_Z1kPfPKf"] == zero["_Z1kPfPKf"] and plain["_Z5otherPfi"] != zero["_Z5otherPfi"]
+
+
+def test_a_candidate_whose_variants_do_not_build_is_refused_for_that(tmp_path):
+    """Not for reading an automatic variable: the reason says what happened."""
+    (tmp_path / "k.hip").write_text(TWO_KERNELS)
+    o = SpillSetup("k.hip", [], predicate="lto.instructions > 0", kernels=["_Z1kPfPKf"], cwd=tmp_path,
+                   tmp_dir=tmp_path, ub_guard=False).resolve(TWO_KERNELS.encode())
+    assert o.compiler.variants and o.sanitized is None
+    verdict = o.test(TWO_KERNELS.encode())
+    broken = TWO_KERNELS.replace("* 2.0f;", "* 2.0f").encode()
+    refused = o.confirm(broken, verdict, 0)
+    assert not refused.interesting and not refused.infra_failure
+    assert refused.reason.startswith("init guard: the candidate does not build (error): ")
+    assert "-ftrivial-auto-var-init=zero" in refused.reason and "automatic variable" not in refused.reason

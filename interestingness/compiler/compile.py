@@ -24,11 +24,11 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from interestingness.base.bundle import TREE_DIR, Tree, materialise
 from interestingness.base.path_flags import INCLUDE_DIRS, path_flag, path_flags
@@ -44,6 +44,7 @@ from interestingness.compiler.variants import plugin as variants_plugin
 from interestingness.measure.metrics import Summary, summarise
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LTO, NOLTO = "lto", "nolto"
 SIDES = (LTO, NOLTO)
@@ -310,29 +311,9 @@ class Compiler:
             cmd = self.shared_commands(extra, pch).front_end
         except SharedFrontEndError as e:
             return FrontEnd(b"", time.monotonic() - start, (), failure="infra", message=str(e))
-        try:
-            work = test_dir("reduce-fe-", self.tmp_parent)
-        except OSError as e:
-            return FrontEnd(b"", 0.0, cmd, failure="infra", message=f"temp dir: {e}")
-        try:
-            self._write(work, content)
-            res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
-            kept = str(work) if self.keep_artifacts else None
-            failed = _failure(res, self.timeout, pch[-1] if pch else None)
-            if failed is not None:
-                if failed[0] == "infra" and pch and pch[-1] in res.stderr:
-                    prefix_pch.forget(pch[-1])
-                return FrontEnd(b"", res.seconds, cmd, failure=failed[0], message=failed[1], artifacts=kept)
-            bitcode = (work / FE_OUT).read_bytes()
-            return FrontEnd(bitcode, res.seconds, cmd, uninitialized=len(UNINITIALIZED.findall(res.stderr)),
-                            artifacts=kept)
-        except OSError as e:
-            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE, errno.ENOENT):
-                return FrontEnd(b"", 0.0, cmd, failure="infra", message=str(e))
-            raise
-        finally:
-            if not self.keep_artifacts:
-                shutil.rmtree(work, ignore_errors=True)
+        return self._run_front_end(cmd, content, pch, env, "reduce-fe-", lambda work, res, kept: FrontEnd(
+            (work / FE_OUT).read_bytes(), res.seconds, cmd, uninitialized=len(UNINITIALIZED.findall(res.stderr)),
+            artifacts=kept))
 
     def front_end_variants(self, content: bytes, settings: Mapping[str, str]) -> dict[str, FrontEnd]:
         """The shared front end's bitcode of `content` for each of `settings` ({name: the
@@ -351,26 +332,34 @@ class Compiler:
         cmd[i:i + 2] = ["-load", str(plugin), "-add-plugin", "variants",
                         *(a for name, s in settings.items() for a in ("-plugin-arg-variants", f"{WORK}/{name}.bc={s}"))]
         cmd[cmd.index("-emit-llvm-bc")] = "-fsyntax-only"
+        out = self._run_front_end(tuple(cmd), content, pch, env, "reduce-variants-", lambda work, res, kept: {
+            name: FrontEnd((work / f"{name}.bc").read_bytes(), res.seconds if k == 0 else 0.0, tuple(cmd),
+                           uninitialized=len(UNINITIALIZED.findall(res.stderr)))
+            for k, name in enumerate(settings)})
+        return dict.fromkeys(settings, out) if isinstance(out, FrontEnd) else out
+
+    def _run_front_end(self, cmd: tuple[str, ...], content: bytes, pch: Sequence[str], env: dict[str, str],
+                       prefix: str, read: Callable[[Path, Any, str | None], T]) -> T | FrontEnd:
+        """Run a device cc1 `cmd` on `content` in a test directory of its own; `read(work, result,
+        artifacts)` gives what a run that succeeded made, a failure is a FrontEnd that says which
+        (our PCH that clang could not use is forgotten: infra, not the candidate's fault)."""
         try:
-            work = test_dir("reduce-variants-", self.tmp_parent)
+            work = test_dir(prefix, self.tmp_parent)
         except OSError as e:
-            return dict.fromkeys(settings, FrontEnd(b"", 0.0, tuple(cmd), failure="infra", message=f"temp dir: {e}"))
+            return FrontEnd(b"", 0.0, cmd, failure="infra", message=f"temp dir: {e}")
         try:
             self._write(work, content)
             res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
+            kept = str(work) if self.keep_artifacts else None
             failed = _failure(res, self.timeout, pch[-1] if pch else None)
             if failed is not None:
                 if failed[0] == "infra" and pch and pch[-1] in res.stderr:
                     prefix_pch.forget(pch[-1])
-                return dict.fromkeys(settings, FrontEnd(b"", res.seconds, tuple(cmd), failure=failed[0],
-                                                        message=failed[1]))
-            uninitialized = len(UNINITIALIZED.findall(res.stderr))
-            return {name: FrontEnd((work / f"{name}.bc").read_bytes(), res.seconds if k == 0 else 0.0,
-                                   tuple(cmd), uninitialized=uninitialized)
-                    for k, name in enumerate(settings)}
+                return FrontEnd(b"", res.seconds, cmd, failure=failed[0], message=failed[1], artifacts=kept)
+            return read(work, res, kept)
         except OSError as e:
             if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE, errno.ENOENT):
-                return dict.fromkeys(settings, FrontEnd(b"", 0.0, tuple(cmd), failure="infra", message=str(e)))
+                return FrontEnd(b"", 0.0, cmd, failure="infra", message=str(e))
             raise
         finally:
             if not self.keep_artifacts:

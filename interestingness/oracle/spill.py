@@ -519,16 +519,13 @@ class SpillOracle:
             return self._sanitizer_verdict(content, start)
         if kind == "at once":
             return self._guards_at_once(content, verdict, start)
-        plain = verdict.details.get("lto_code")
-        if plain is None and self.init_guard == "code":
-            built = self.compiler.compile(self.compiler.side_names[0], content)
-            if not built.ok:
-                seconds = time.monotonic() - start
-                return Verdict(False, f"init guard: the candidate does not build ({built.failure}): {built.message}",
-                               infra_failure=built.failure == "infra", seconds=seconds,
-                               details={"phases": {"init_guard": seconds}})
-            plain = code_digests(built.asm, self.targets)
-        failed = self._init_failure(content, plain or {}, mode)
+        plain, unbuilt = self._plain_code(content, verdict) if self.init_guard == "code" else ({}, None)
+        if unbuilt is not None:
+            seconds = time.monotonic() - start
+            return Verdict(False, f"init guard: the candidate {_does_not_build(unbuilt)}",
+                           infra_failure=unbuilt.failure == "infra", seconds=seconds,
+                           details={"phases": {"init_guard": seconds}})
+        failed = self._init_failure(content, plain, mode)
         seconds = time.monotonic() - start
         return Verdict(not failed, f"init guard: the candidate {failed}" if failed else "",
                        seconds=seconds, details={"phases": {"init_guard": seconds}})
@@ -568,32 +565,33 @@ class SpillOracle:
             phases["ub_guard"] = time.monotonic() - start
         if self.init_guard and not why:
             begun = time.monotonic()
-            plain: dict[str, list] | None = verdict.details.get("lto_code")
-            if plain is None:
-                built = self.compiler.compile(self.compiler.side_names[0], content)
-                plain = code_digests(built.asm, self.targets) if built.ok else None
-                if not built.ok:
-                    why, infra = f"init guard: the candidate does not build ({built.failure}): {built.message}", \
-                        built.failure == "infra"
-            for mode in INIT_MODES:
-                if plain is None:
-                    break
+            plain, unbuilt = self._plain_code(content, verdict)
+            if unbuilt is not None:
+                why, infra = f"init guard: the candidate {_does_not_build(unbuilt)}", unbuilt.failure == "infra"
+            for mode in INIT_MODES if unbuilt is None else ():
                 if diff := init_difference(self.compiler, content, plain, self.targets, mode, self.memo, fronts[mode]):
-                    why = f"init guard: the candidate reads an automatic variable before writing it: " \
-                          f"with -ftrivial-auto-var-init={mode}, {diff}"
+                    why = f"init guard: the candidate {diff}"
                     infra = not fronts[mode].ok and fronts[mode].failure == "infra"
                     break
             phases["init_guard"] = time.monotonic() - begun
         return Verdict(not why, why, infra_failure=infra, seconds=time.monotonic() - start,
                        details={"phases": phases})
 
+    def _plain_code(self, content: bytes, verdict: Verdict) -> tuple[dict[str, list], Compiled | None]:
+        """The target kernels' plain LTO code digests of a kept candidate: its verdict's, or built
+        again (a verdict replayed from a journal has no details); with the build when it failed."""
+        plain = verdict.details.get("lto_code")
+        if plain is not None:
+            return plain, None
+        built = self.compiler.compile(self.compiler.side_names[0], content)
+        return (code_digests(built.asm, self.targets), None) if built.ok else ({}, built)
+
     def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
         it does (`plain`: code_digests of its plain LTO build)."""
         if self.init_guard == "code":
-            if diff := init_difference(self.compiler, content, plain, self.targets, mode, self.memo):
-                return f"reads an automatic variable before writing it: with -ftrivial-auto-var-init={mode}, {diff}"
-        elif not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
+            return init_difference(self.compiler, content, plain, self.targets, mode, self.memo) or None
+        if not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
             return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
         return None
 
@@ -680,16 +678,23 @@ def init_difference(compiler: Compiler, content: bytes, plain: dict[str, list], 
     written, every initialising store is dead and the code is the same; when it differs, a
     kernel reads an automatic variable before writing it (the undefined value is what the
     optimiser folded). Same code also means the same figures, so the spill differential holds
-    with the variables initialised. `front_end`: the mode's front end, when it ran already."""
-    c = compiler.build(content, (f"-ftrivial-auto-var-init={mode}",), memo, front_end).side(compiler.side_names[0])
+    with the variables initialised. Otherwise why, to follow "the candidate". `front_end`: the
+    mode's front end, when it ran already."""
+    flag = f"-ftrivial-auto-var-init={mode}"
+    c = compiler.build(content, (flag,), memo, front_end).side(compiler.side_names[0])
     if not c.ok:
-        return f"does not build ({c.failure}): {c.message}"
+        return f"{_does_not_build(c)} (with {flag})"
     other = target_digests(c.summary.digests, kernels)
     changed = [k for k in kernels if other.get(k) != plain.get(k)]
     if not changed:
         return ""
     k = changed[0]
-    return f"other code for {k} ({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)"
+    return (f"reads an automatic variable before writing it: with {flag}, other code for {k} "
+            f"({(plain.get(k) or ['', 0])[1]} -> {(other.get(k) or ['', 0])[1]} instructions)")
+
+
+def _does_not_build(c: Compiled) -> str:
+    return f"does not build ({c.failure}): {c.message}"
 
 
 def focused(measurement: Measurement, interesting: Sequence[str], named: int, focus: bool) -> tuple[str, ...]:

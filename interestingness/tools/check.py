@@ -204,8 +204,8 @@ def format_check(report: dict[str, Any]) -> str:
         lines.append(f"the sanitizer checks ({','.join(report['ub_guard']['checks'])}) do not build: "
                      f"{report['ub_guard']['failure']}")
     for mode, diff in report.get("init_guard", {}).items():
-        lines.append(f"with -ftrivial-auto-var-init={mode}: " + (f"{diff}: reads an automatic variable before "
-                     "writing it" if diff else "the same code (LTO side), so the same verdict"))
+        lines.append(f"init guard: the file {diff}" if diff else
+                     f"with -ftrivial-auto-var-init={mode}: the same code (LTO side), so the same verdict")
     return "\n".join(lines)
 
 

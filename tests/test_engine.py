@@ -153,6 +153,26 @@ def test_prefilter_keeps_parse_errors_out_and_can_be_disabled():
     assert any(Source(c, "cpp").error_count > 0 for c in unfiltered.calls)
 
 
+class _Unbalance(passes.Pass):
+    """One item: `{` for `(`, a parse error, though no token a pass like it changes."""
+
+    name, summary = "unbalance", "test"
+
+    def enumerate(self, src):
+        i = src.text.index(b"(")
+        return [(Edit(i, i + len(b"(int a, int b)"), b"{"),)]
+
+
+def test_the_prefilter_leaves_passes_that_change_no_token_alone():
+    """Their candidates' parse errors are the parser's recovery noise (ck_tile's comments)."""
+    for neutral in (False, True):
+        oracle = Contains((b"keep_me",))
+        p = type("P", (_Unbalance,), {"syntax_neutral": neutral})()
+        with Evaluator(oracle, 1, "threading") as ev:
+            Engine(ev, "cpp", Schedule(first=[p], main=[], last=[])).reduce(CODE)
+        assert any(b"keep_me{" in c for c in oracle.calls) == neutral
+
+
 @dataclass
 class FlakyMachine(NoConfirmation):
     """The first test of each candidate dies of a machine failure, the retry answers."""

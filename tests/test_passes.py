@@ -87,6 +87,13 @@ def test_comments_blank_lines_tokens():
     assert results("lines", b"a\nb\n") == [b"b\n", b"a\n"]
 
 
+def test_a_comment_between_tokens_is_the_space_it_was():
+    """As to the preprocessor: `int/**/x` is `int x`, and `+/**/+` stays two `+`."""
+    text = b"int/**/x = b/**/+/**/+c; f(/*a*/);\n"
+    assert results("comments", text) == [b"int x = b/**/+/**/+c; f(/*a*/);\n", b"int/**/x = b+/**/+c; f(/*a*/);\n",
+                                         b"int/**/x = b/**/+ +c; f(/*a*/);\n", b"int/**/x = b/**/+/**/+c; f();\n"]
+
+
 def test_hip_kernel_syntax_items_stay_parseable():
     text = (b"template <int N> __global__ __launch_bounds__(256, 2) void k(float* p, int n) { p[n] = N; }\n"
             b"void launch(float* p) { k<4><<<1, 256>>>(p, 2); }\n")

@@ -419,14 +419,15 @@ class Engine:
     def _candidates(self, p: Pass, level: int, items: list[Item], pos: int, size: int,
                     stats: PassYield) -> Iterator[bytes | None]:
         """Candidates for chunks starting at pos, pos+size, ...; a chunk that is no smaller (nor
-        progress by the pass's own measure) or adds parse errors is None: rejected without a test."""
+        progress by the pass's own measure) or adds parse errors (unless the pass changes no token) is
+        None: rejected without a test."""
         text = self._best.text
         for start in range(pos, len(items), size):
             candidate = self._apply(level, text, items[start:start + size])
             if not p.progresses(self._best, candidate):
                 stats.not_smaller += 1
                 yield None
-            elif not self._syntax_ok(candidate):
+            elif not p.syntax_neutral and not self._syntax_ok(candidate):
                 stats.prefiltered += 1
                 yield None
             else:

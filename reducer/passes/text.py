@@ -17,6 +17,8 @@ class Blank(Pass):
     next to punctuation goes. Lines stay lines (the line pass needs them) unless `join`, which
     the schedule runs last; preprocessor lines stay lines always."""
 
+    syntax_neutral = True
+
     def __init__(self, name: str, summary: str, join: bool):
         super().__init__(name, summary)
         self.join = join
@@ -95,11 +97,25 @@ def _needs_newline(text: bytes, lines: _LineStarts, prev, tok) -> bool:
 
 
 class Comments(Pass):
+    """A comment between two tokens becomes the space it is to the preprocessor (`a/**/b`)."""
+
     name = "comments"
     summary = "delete comments (one alone on its line takes the line)"
+    syntax_neutral = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        return [deletion(*line_span(src.text, t.start, t.end)) for t in src.tokens if t.kind == "comment"]
+        text, tokens = src.text, src.tokens
+        items: list[Item] = []
+        for i, t in enumerate(tokens):
+            if t.kind != "comment":
+                continue
+            before, after = tokens[i - 1] if i else None, tokens[i + 1] if i + 1 < len(tokens) else None
+            if before and after and before.end == t.start and after.start == t.end and before.kind != "comment" \
+                    and not _joinable(text[before.start:before.end], text[after.start:after.end]):
+                items.append((Edit(t.start, t.end, b" "),))
+            else:
+                items.append(deletion(*line_span(text, t.start, t.end)))
+        return items
 
 
 class Lines(Pass):

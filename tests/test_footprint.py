@@ -259,6 +259,49 @@ def test_library_idioms_stay_declared_when_the_rest_goes(tmp_path):
     assert compiles(c, without_unreached(fp, LIBRARY))
 
 
+TUPLE_LIKE = b"""#include <hip/hip_runtime.h>
+#include <type_traits>
+#include <utility>
+namespace lib {
+template <class A, class B> class pair2 {
+  A a; B b;
+ public:
+  __device__ constexpr pair2(A a, B b) : a(a), b(b) {}
+  template <int I> __device__ constexpr auto get() const { if constexpr (I == 0) return a; else return b; }
+};
+template <class T> struct traits;
+template <class T> struct traits<pair2<T, T>> { using scalar = T; static constexpr int lanes = 2; };
+struct view {
+  template <class X, typename std::enable_if<std::is_same_v<typename traits<X>::scalar, int>, bool>::type = false>
+  __device__ int load(const X& x) const { const auto& [lo, hi] = x; return lo + hi; }
+};
+}
+namespace std {
+template <class A, class B> struct tuple_size<lib::pair2<A, B>> : integral_constant<size_t, 2> {};
+template <class A, class B> struct tuple_size<const lib::pair2<A, B>> : integral_constant<size_t, 2> {};
+template <class A, class B> struct tuple_element<0, const lib::pair2<A, B>> { using type = const A; };
+template <class A, class B> struct tuple_element<1, const lib::pair2<A, B>> { using type = const B; };
+}
+__global__ void kern(int* out) { out[2] = lib::view{}.load(lib::pair2<int, int>(out[0], out[1])); }
+"""
+
+
+def test_what_sema_checks_without_a_trace_in_the_ast_stays(tmp_path):
+    """ck_tile's idioms: a structured binding of a tuple-like class asks `std::tuple_size` of it
+    (the AST keeps `get` and `tuple_element` only), and a SFINAE signature looks a member up in
+    a trait's specialization (`typename traits<X>::scalar`) that no instantiated code names."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    assert compiles(c, TUPLE_LIKE)
+    fp = service(c).footprint(TUPLE_LIKE, TUPLE_LIKE)
+    assert fp is not None
+    sizes = [TUPLE_LIKE[e.begin:e.end] for e in fp.entries if e.name == "std::tuple_size" and e.reached]
+    assert sizes == [b"template <class A, class B> struct tuple_size<const lib::pair2<A, B>> : "
+                     b"integral_constant<size_t, 2> {};"]
+    member = {TUPLE_LIKE[e.begin:e.end]: e.reached for e in fp.entries if e.name.startswith("lib::traits<")}
+    assert member == {b"using scalar = T;": True, b"static constexpr int lanes = 2;": False}
+    assert compiles(c, without_unreached(fp, TUPLE_LIKE))
+
+
 def test_a_missing_or_stale_plugin_names_the_setup_command(tmp_path, monkeypatch):
     monkeypatch.setattr(footprint, "PLUGIN", tmp_path / "footprint.so")
     with pytest.raises(footprint.PluginMissing, match="bash scripts/setup.sh"):

@@ -1012,3 +1012,79 @@ def test_a_callee_moves_the_aliases_of_its_kernels_block_to_file_scope_to_see_th
     before, after = kernels(c, PRINTED_BLOCK), kernels(c, callee)
     for side in SIDES:
         assert after[side][PRINTED_BLOCK_KERN] == before[side][PRINTED_BLOCK_KERN]
+
+
+# ck_tile's shape: a kernel entry with a parameter pack that calls its kernel class's `operator()`
+# on a temporary, whose parameter is a type nested in it; the body takes a tile's origin from a
+# partitioner's non-const `operator()` by a structured binding, and points at a member type
+TILE = b"""#include <hip/hip_runtime.h>
+#include <utility>
+namespace lib {
+template <int M> struct Partitioner {
+  int calls = 0;
+  __device__ auto operator()() { ++calls; return std::pair<int, int>(blockIdx.x * M, blockIdx.y * M); }
+};
+template <class T, int M> struct Kernel {
+  using DataType = T;
+  struct Args { const void* in; void* out; int n; };
+  __device__ void operator()(Args args) const {
+    const auto [i_m, i_n] = Partitioner<M>{}();
+    const DataType* in = static_cast<const DataType*>(args.in);
+    DataType* out = static_cast<DataType*>(args.out);
+    out[i_m + threadIdx.x] = in[i_n + threadIdx.x] * 2 + args.n;
+  }
+};
+template <int Threads, class K, class... Ts> __global__ __launch_bounds__(Threads, 2) void entry(Ts... ts) { K{}(ts...); }
+}
+using K = lib::Kernel<float, 64>;
+void launch(K::Args a) { lib::entry<64, K><<<1, 64>>>(a); }
+"""
+TILE_KERN = "_ZN3lib5entryILi64ENS_6KernelIfLi64EEEJNS2_4ArgsEEEEvDpT1_"
+
+
+def test_a_kernel_entry_with_a_pack_and_the_call_operators_it_reaches_become_plain(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    values = service(c, (TILE_KERN,))
+    kernel = plain_step(values, TILE)
+    assert b"void entry(typename __plain_t" in kernel and b"::Args ts)" in kernel
+    first = plain_step(values, kernel)  # `Kernel::operator()` on its temporary, a const member
+    assert re.search(rb"__plain_call\(const __plain_t\d+ &self, typename __plain_t\d+::Args args\)", first)
+    assert b"const auto [i_m, i_n] = " in first and b"const typename __plain_t" in first
+    second = plain_step(values, first)  # `Partitioner::operator()`, non-const, on a temporary only
+    assert re.search(rb"__plain_call1\(__plain_t\d+ &&self\)", second) and b"++self.calls" in second
+    before = kernels(c, TILE)
+    for step in (kernel, first, second):
+        after = kernels(c, step)
+        for side in SIDES:
+            (name,) = after[side]
+            assert base_name(name) == "entry" and after[side][name] == before[side][TILE_KERN]
+
+
+GIVEN_A_LAMBDA = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T> struct Scale {
+  template <class F> __device__ T operator()(T x, const F& f) const { return f(x) * 2; }
+  __device__ T operator()(T x) const { return (*this)(x, [](T y) { return y + 1; }); }
+};
+template <class T> __global__ void kern(T* p) { p[threadIdx.x] = Scale<T>{}(p[threadIdx.x]); }
+}
+void launch(float* p) { lib::kern<<<1, 64>>>(p); }
+"""
+
+
+def test_a_callee_given_a_closure_stays_a_template(tmp_path):
+    """Its parameter's type is the lambda's, which has no name to print."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernIfEEvPT_"
+    values = service(c, (kern,))
+    kernel = plain_step(values, GIVEN_A_LAMBDA)
+    first = plain_step(values, kernel)
+    assert b"__plain_call(const __plain_t" in first
+    fp = values.footprint(first, first)
+    assert fp is not None and fp.callees == ()
+    assert [why for name, why in fp.kept if name == "lib::Scale::operator()"] == [
+        "not printable: a closure's type, a lambda's parameter pack, parameters of one name, an undeduced return type"]
+    before, after = kernels(c, GIVEN_A_LAMBDA), kernels(c, first)
+    for side in SIDES:
+        (name,) = after[side]
+        assert base_name(name) == "kern" and after[side][name] == before[side][kern]

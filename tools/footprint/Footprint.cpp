@@ -368,6 +368,8 @@ public:
   bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *E);
   bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E);
   bool VisitOverloadExpr(OverloadExpr *E);
+  bool VisitDecompositionDecl(DecompositionDecl *D);
+  bool VisitDependentNameTypeLoc(DependentNameTypeLoc TL);
   void walkConstraint(Expr *E) {
     ++InConstraint;
     TraverseStmt(E);
@@ -395,6 +397,7 @@ public:
   void reachTemplateName(TemplateName N);
   void reachArgument(const TemplateArgument &A);
   void reachSpecializations(const Decl *D);
+  void reachStdSpecialization(StringRef Name, QualType Argument);
 
   // Where a pattern's `if constexpr` takes the same branch in every instantiation: the branch
   // that is never taken, keyed by the `if`'s offset (References skips it in patterns).
@@ -428,6 +431,7 @@ private:
   llvm::json::Array plainCallees();
   llvm::json::Array Kept;  // the templates plain code calls that plainCallees leaves, each with why
   std::optional<std::string> objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const, Span &Ref);
+  std::optional<std::string> operatorCall(const CXXOperatorCallExpr *Call, bool Const, Span &Ref);
   std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
                                                                                    std::string &Why);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
@@ -654,6 +658,18 @@ void Footprint::reachSpecializations(const Decl *D) {
   else if (auto *T = dyn_cast<VarTemplateDecl>(D))
     for (auto *S : T->specializations())
       reach(S);
+}
+
+// `std::Name<Argument>`, the specialization Sema made for a check the AST keeps no trace of.
+void Footprint::reachStdSpecialization(StringRef Name, QualType Argument) {
+  TemplateArgument A(Ctx.getCanonicalType(Argument));
+  for (auto *NS : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("std")))
+    if (auto *Std = dyn_cast<NamespaceDecl>(NS))
+      for (auto *T : Std->lookup(&Ctx.Idents.get(Name)))
+        if (auto *CT = dyn_cast<ClassTemplateDecl>(T)) {
+          void *Pos = nullptr;
+          reach(CT->findSpecialization(A, Pos));
+        }
 }
 
 void Footprint::reachTemplateName(TemplateName N) {
@@ -1203,6 +1219,13 @@ bool References::VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E
   return true;
 }
 
+// `typename vector_traits<X>::scalar_type` in a SFINAE signature: the member is looked up in
+// each specialization the check makes, and no AST node of the instantiation names it.
+bool References::VisitDependentNameTypeLoc(DependentNameTypeLoc TL) {
+  constraintName(DeclarationName(TL.getTypePtr()->getIdentifier()));
+  return true;
+}
+
 // A name in a template that depends on its arguments: ordinary lookup ran where the template is
 // written, and what it found must stay declared (`UnpackDataType<T>()` parses as a call of a
 // template only while one is declared). Where a constraint or a partial specialization's
@@ -1214,6 +1237,16 @@ bool References::VisitOverloadExpr(OverloadExpr *E) {
     if (InConstraint)
       F.reachSpecializations(D);
   }
+  return true;
+}
+
+// A structured binding of a tuple-like type asked `std::tuple_size<E>` whether E is one; the AST
+// keeps `get` and `tuple_element` (the bindings' types) but nothing of that specialization, and
+// without it the binding decomposes E's members instead (ck_tile's `tuple` then does not compile).
+bool References::VisitDecompositionDecl(DecompositionDecl *D) {
+  if (!D->getType()->isDependentType() &&
+      llvm::any_of(D->bindings(), [](const BindingDecl *B) { return B->getHoldingVar() != nullptr; }))
+    F.reachStdSpecialization("tuple_size", D->getType().getNonReferenceType());
   return true;
 }
 
@@ -1476,6 +1509,12 @@ public:
     if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
       if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(TT->getDecl()->getDeclContext()))
         return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + TT->getDecl()->getName().str();
+    // and a class or enum declared in one (ck_tile's `GemmKernel<...>::GemmCommonKargs`): spelled
+    // whole, its class's arguments are a long list tree-sitter misreads
+    if (auto *Tag = T->getAsTagDecl(); !Decomposed && Tag && !T.hasLocalQualifiers() && Tag->getIdentifier() &&
+                                       !isa<ClassTemplateSpecializationDecl>(Tag))
+      if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(Tag->getDeclContext()))
+        return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + Tag->getName().str();
     // a vector as a typedef: tree-sitter does not parse the attribute in an alias declaration
     if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
       std::string Element = spell(V->getElementType());
@@ -1710,6 +1749,16 @@ private:
   std::map<std::string, std::string> Whole;  // `named`'s aliases, by the spelling they stand for
 };
 
+// Whether `T`, or what it points or refers to, is named through an alias: a class template's
+// specialization, a member type of one (ck_tile's `const ADataType *a_start`).
+static bool aliasedWithin(QualType T, const PrintingPolicy &Policy) {
+  while (T->isPointerType() || T->isReferenceType())
+    T = T->getPointeeType();
+  QualType Bare = T.getLocalUnqualifiedType();
+  return (Bare.getAsString(Policy).find('<') != std::string::npos && Bare->getAsCXXRecordDecl()) ||
+         memberOfSpecialization(Bare);
+}
+
 // A type as a plain definition writes it: a class template's specialization, or a vector, through its alias.
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
@@ -1926,6 +1975,8 @@ private:
     auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
     if (!VD)
       return false;
+    if (auto *DD = dyn_cast<DecompositionDecl>(VD))
+      return decomposition(DD, OS);
     std::string Text;
     llvm::raw_string_ostream T(Text);
     VD->print(T, Policy);
@@ -1934,9 +1985,9 @@ private:
     QualType W = VD->getTypeSourceInfo() ? VD->getTypeSourceInfo()->getType() : VD->getType();
     QualType Bare = W.getLocalUnqualifiedType();
     std::string Written = Bare.getAsString(Policy);
-    if (((Written.find('<') != std::string::npos && Bare->getAsCXXRecordDecl()) || memberOfSpecialization(Bare)) &&
-        (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
-      if (size_t At = Text.find(Written + " "); At != std::string::npos) {
+    bool Indirect = StringRef(Written).ends_with("*") || StringRef(Written).ends_with("&");
+    if (aliasedWithin(Bare, Policy) && (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
+      if (size_t At = Text.find(Indirect ? Written : Written + " "); At != std::string::npos) {
         Text.replace(At, Written.size(), Names.spell(Bare));
         Changed = true;
       }
@@ -1953,6 +2004,22 @@ private:
     if (!Changed)
       return false;
     OS << Text << ";\n";
+    return true;
+  }
+  // `const auto &[lo, hi] = x;`: the declaration printer writes no bindings (`const auto = x;`).
+  // The specifier as written (`printable` made sure it is in the file), the bindings' names, the
+  // initialiser through this helper.
+  bool decomposition(DecompositionDecl *DD, raw_ostream &OS) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    StringRef Spec = Lexer::getSourceText(
+        CharSourceRange::getCharRange(DD->getBeginLoc(), DD->bindings().front()->getLocation()), SM,
+        Ctx.getLangOpts());
+    OS << Spec.rtrim().drop_back().rtrim() << " [";
+    for (unsigned I = 0; I < DD->bindings().size(); ++I)
+      OS << (I ? ", " : "") << DD->bindings()[I]->getName();
+    OS << "] = ";
+    DD->getInit()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+    OS << ";\n";
     return true;
   }
   // Whether `E` is a class-type template argument's object (`C`, `C.inner`).
@@ -2200,13 +2267,15 @@ static PrintingPolicy plainPolicy(ASTContext &Ctx) {
 // `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper. `Self`:
 // the object parameter of a non-static member printed as a free function, first.
 static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, TypeNames &Names,
-                             const PrintingPolicy &Policy, const CXXRecordDecl *Within, const std::string &Self = "") {
+                             const PrintingPolicy &Policy, const CXXRecordDecl *Within, const std::string &Self = "",
+                             bool Rvalue = false) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << Name << "(";
   if (!Self.empty()) {
     auto *M = cast<CXXMethodDecl>(FD);
-    OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent())) << " &" << Self
+    OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent()))
+       << (Rvalue ? " &&" : " &") << Self
        << (FD->getNumParams() ? ", " : "");
   }
   PlainHelper Helper(Ctx, Policy, Names, Within, Self);
@@ -2226,6 +2295,27 @@ static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef 
   return Out;
 }
 
+// A structured binding the helper cannot print (`PlainHelper::decomposition`): a range-for's (the
+// statement printer prints its variable itself), one initialised otherwise than with `=`, or
+// whose specifier is not written in the file.
+class Unprintable : public RecursiveASTVisitor<Unprintable> {
+public:
+  explicit Unprintable(const SourceManager &SM) : SM(SM) {}
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) {
+    Found |= isa_and_nonnull<DecompositionDecl>(S->getLoopVariable());
+    return !Found;
+  }
+  bool VisitDecompositionDecl(DecompositionDecl *D) {
+    Found |= D->getInitStyle() != VarDecl::CInit || D->getBeginLoc().isMacroID() || D->bindings().empty() ||
+             !SM.isWrittenInMainFile(D->getBeginLoc());
+    return !Found;
+  }
+  bool Found = false;
+
+private:
+  const SourceManager &SM;
+};
+
 // A generic lambda with a parameter pack in a body: clang prints `[&](auto &&zs...)`, which does
 // not compile (composable_kernel's `concat_tuple_of_reference`).
 class PackLambda : public RecursiveASTVisitor<PackLambda> {
@@ -2239,18 +2329,22 @@ public:
   bool Found = false;
 };
 
-// Whether `FD` is an instantiation this can print: a template's, with a body, without a
-// parameter pack, its own or a lambda's in its body.
+// Whether `FD` is an instantiation this can print: a template's, with a body, without a lambda
+// with a parameter pack in its body. A pack of its own parameters is printed as the parameters
+// it expanded to, each under the pack's name: only when no two parameters then share a name (a
+// pack of one: ck_tile's `kentry(Args... args)`, called with its kernel's arguments).
 static bool printable(const FunctionDecl *FD) {
   if (!FD->isTemplateInstantiation() || !FD->getBody() || FD->isVariadic())
     return false;
   PackLambda Packs;
   Packs.TraverseStmt(FD->getBody());
-  if (Packs.Found)
+  Unprintable Bindings(FD->getASTContext().getSourceManager());
+  Bindings.TraverseStmt(FD->getBody());
+  if (Packs.Found || Bindings.Found || !FD->getTemplateInstantiationPattern())
     return false;
-  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
-  return Pattern && std::none_of(Pattern->param_begin(), Pattern->param_end(),
-                                 [](const ParmVarDecl *P) { return P->isParameterPack(); });
+  std::set<StringRef> Names;
+  return std::all_of(FD->param_begin(), FD->param_end(),
+                     [&](const ParmVarDecl *P) { return P->getName().empty() || Names.insert(P->getName()).second; });
 }
 
 // The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
@@ -2284,15 +2378,30 @@ static QualType calleeReturnType(const FunctionDecl *FD) {
   return R->getContainedDeducedType() ? QualType() : R;
 }
 
+// A closure's type has no name to print (a pipeline's `operator()` given the element-wise lambdas of
+// the overload that calls it).
+static bool closure(QualType T) {
+  T = T.getNonReferenceType();
+  while (T->isPointerType())
+    T = T->getPointeeType();
+  auto *R = T->getAsCXXRecordDecl();
+  return R && R->isLambda();
+}
+
 // Whether `calleeDefinition` prints `FD`: decided before anything is printed, since the
 // definitions of a level share the aliases each declares.
-static bool calleePrintable(const FunctionDecl *FD) { return printable(FD) && !calleeReturnType(FD).isNull(); }
+static bool calleePrintable(const FunctionDecl *FD) {
+  QualType R = calleeReturnType(FD);
+  return printable(FD) && !R.isNull() && !closure(R) &&
+         std::none_of(FD->param_begin(), FD->param_end(), [](const ParmVarDecl *P) { return closure(P->getType()); });
+}
 
 // The plain definition, named `Name`, of `FD` (`calleePrintable`): a function template's
 // instantiation on a plain kernel's call path, a free function or a static member (then a free
 // function too). The same repairs as a kernel's, and its own attributes that decide the code
-// (`__device__`, inlining).
-static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, unsigned &Next,
+// (`__device__`, inlining). `Rvalue`: a non-const member's object parameter is `&&` (its calls are
+// on temporaries).
+static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, bool Rvalue, unsigned &Next,
                                    SeenAliases Visible, LevelAliases &Level, const Place &Here) {
   PrintingPolicy Policy = plainPolicy(Ctx);
   TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
@@ -2326,7 +2435,7 @@ static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, Stri
     for (Self = "self"; Written.contains(Self);)
       Self += "_";
   }
-  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self);
+  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self, Rvalue);
   return Definition{Names.Declarations + Head + Rest, Names.levelAliases(), Names.moves()};
 }
 
@@ -2624,10 +2733,14 @@ public:
   bool VisitCallExpr(CallExpr *E) {
     if (auto *M = dyn_cast<MemberExpr>(E->getCallee()->IgnoreParens()))
       Calls[M] = E;
+    if (auto *O = dyn_cast<CXXOperatorCallExpr>(E); O && O->getOperator() == OO_Call)
+      if (auto *R = dyn_cast<DeclRefExpr>(O->getCallee()->IgnoreParenImpCasts()))
+        Calls[R] = E;
     return true;
   }
   std::vector<std::pair<const FunctionDecl *, const Expr *>> Found;
-  std::map<const MemberExpr *, const CallExpr *> Calls;  // a member called: its call
+  // a member called: its call (`obj.f(a)`'s MemberExpr, or `obj(a)`'s reference to `operator()`)
+  std::map<const Expr *, const CallExpr *> Calls;
 };
 
 // Every expression in the translation unit that names a specialization of one of `Patterns`,
@@ -2654,6 +2767,13 @@ private:
   }
   const std::set<const FunctionDecl *> &Patterns;
 };
+
+// Whether an object is a temporary: a prvalue, or one materialized for the call (an lvalue then,
+// where the implicit object parameter is one: `Partitioner{}()`).
+static bool temporary(const Expr *E) {
+  E = E->IgnoreParens();
+  return !E->isLValue() || isa<MaterializeTemporaryExpr>(E);
+}
 
 // Whether `F` is plain code: neither an instantiation nor a pattern. A generic lambda's call
 // operator instantiated in plain code counts as its text: every instantiation shares it.
@@ -2708,7 +2828,7 @@ llvm::json::Array Footprint::plainCallees() {
       if (G->getPrimaryTemplate() || (isa<CXXMethodDecl>(G) && G->getInstantiatedFromMemberFunction()))
         if (const FunctionDecl *P = G->getTemplateInstantiationPattern()) {
           Instances[P->getCanonicalDecl()].insert(G->getCanonicalDecl());
-          auto Call = C.Calls.find(dyn_cast_or_null<MemberExpr>(E));
+          auto Call = C.Calls.find(E);
           Uses[G->getCanonicalDecl()].push_back({E, F, Call == C.Calls.end() ? nullptr : Call->second});
         }
       push(G);
@@ -2737,6 +2857,7 @@ llvm::json::Array Footprint::plainCallees() {
     unsigned First, At, Open;  // `Open`: how many of its namespaces are open at `At`
     std::set<std::tuple<unsigned, unsigned, std::string>> Opens;  // what makes the classes it names public
     std::string Fresh;  // its fresh name
+    bool Rvalue;        // a non-const member called on temporaries only: its object parameter is `&&`
     Definition Text;
   };
   // a template whose specializations are printed: one item
@@ -2757,9 +2878,11 @@ llvm::json::Array Footprint::plainCallees() {
         Kept.push_back(llvm::json::Object{{"name", P->getQualifiedNameAsString()}, {"why", Why}});
     };
     auto *PM = dyn_cast<CXXMethodDecl>(P);
-    if (!P->getBody() || !P->getDeclName().isIdentifier() || P->hasAttr<CUDAGlobalAttr>() ||
+    bool CallOperator = P->getOverloadedOperator() == OO_Call && !(PM && PM->getParent()->isLambda());
+    if (!P->getBody() || !(P->getDeclName().isIdentifier() || CallOperator) || P->hasAttr<CUDAGlobalAttr>() ||
         (PM && P->isOutOfLine()) || !Main.plain(P->getBody()->getSourceRange())) {
-      keep(!P->getDeclName().isIdentifier() ? "its name is no identifier (an operator, a constructor)"
+      keep(!P->getDeclName().isIdentifier() && !CallOperator
+               ? "its name is no identifier (an operator but `()`, a constructor)"
            : PM && P->isOutOfLine()         ? "defined outside its class"
                                             : "no body written in the file");
       continue;
@@ -2783,7 +2906,7 @@ llvm::json::Array Footprint::plainCallees() {
       Why = "named where no reached body is (an initialiser, a type, code the kernels do not reach)";
     for (auto It = Instances[P].begin(); Why.empty() && It != Instances[P].end(); ++It) {
       const FunctionDecl *S = *It;
-      Printed Pr{S, {}, ~0u, ~0u, 0, {}, "", {}};
+      Printed Pr{S, {}, ~0u, ~0u, 0, {}, "", false, {}};
       const FunctionDecl *Def = nullptr;
       auto *SM = dyn_cast<CXXMethodDecl>(S);
       if (!S->hasBody(Def)) {
@@ -2804,8 +2927,26 @@ llvm::json::Array Footprint::plainCallees() {
       }
       if (!Why.empty())
         break;
+      // a non-const member called on temporaries only (`Partitioner{}()`) takes its object by
+      // `&&`; called on both, it stays a member
+      if (SM && SM->isInstance() && !SM->isConst()) {
+        auto onTemporary = [](const Use &U) {
+          if (auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(U.Call))
+            return temporary(Op->getArg(0));
+          auto *ME = dyn_cast_or_null<MemberExpr>(U.E);
+          return ME && !ME->isArrow() && temporary(ME->getBase());
+        };
+        unsigned Temporaries = std::count_if(Uses[S].begin(), Uses[S].end(), onTemporary);
+        Pr.Rvalue = Temporaries && Temporaries == Uses[S].size();
+        if (Temporaries && !Pr.Rvalue) {
+          Why = "called on a temporary and on an object";
+          break;
+        }
+      }
       for (const Use &U : Uses[S]) {
-        SourceRange R = U.E ? U.E->getSourceRange() : SourceRange();
+        // `obj(a)`: the reference is the object's text, then the call's `(`
+        auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(U.Call);
+        SourceRange R = Op ? Op->getArg(0)->getSourceRange() : U.E ? U.E->getSourceRange() : SourceRange();
         auto Span = Main.plain(R) ? Main.span(R, false) : std::nullopt;
         // inside the function's own text: not a type's argument it only spells (`auto`'s deduced
         // type holds the class's member types with the expressions their arguments were)
@@ -2833,14 +2974,15 @@ llvm::json::Array Footprint::plainCallees() {
         auto Begin = Main.offset(Top->getBeginLoc());
         std::optional<std::string> Then = "";
         if (Span && SM && SM->isInstance())
-          Then = objectCall(ME, U.Call, SM->isConst(), *Span);
+          Then = Op ? operatorCall(Op, SM->isConst() || Pr.Rvalue, *Span)
+                    : objectCall(ME, U.Call, SM->isConst() || Pr.Rvalue, *Span);
         if (!plainCode(U.In))
           Why = "named from template code";
         else if (!Span || !Begin)
           Why = "a reference not written in the file's own text";
         else if (!Then)
           Why = "a member's reference that is no call through an object written in the file";
-        else if (ME && ME->getBase()->HasSideEffects(Ctx))
+        else if ((ME && ME->getBase()->HasSideEffects(Ctx)) || (Op && Op->getArg(0)->HasSideEffects(Ctx)))
           Why = "called through an object whose evaluation does something";
         if (!Why.empty())
           break;
@@ -2874,13 +3016,14 @@ llvm::json::Array Footprint::plainCallees() {
           const FunctionDecl *Def = nullptr;
           return !Pr.S->hasBody(Def) || !calleePrintable(Def);
         })) {
-      keep("not printable: a parameter pack, a lambda's, or a return type left undeduced");
+      keep("not printable: a closure's type, a lambda's parameter pack, parameters of one name, an undeduced return type");
       continue;
     }
     // several argument lists: a fresh name each, numbered in the order of their first reference
     std::sort(Specs.begin(), Specs.end(), [](const Printed &A, const Printed &B) { return A.First < B.First; });
     for (unsigned K = 0; K < Specs.size(); ++K) {
-      std::string Base = "__plain_" + P->getName().str() + (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
+      std::string Base = "__plain_" + (CallOperator ? std::string("call") : P->getName().str()) +
+                         (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
       std::string Name = Base;
       for (unsigned N = 1; Main.contains(Name) || Taken.count(Name); ++N)
         Name = Base + std::to_string(N);
@@ -2903,7 +3046,7 @@ llvm::json::Array Footprint::plainCallees() {
     Printed &Pr = Templates[T].Specs[K];
     const FunctionDecl *Def = nullptr;
     Pr.S->hasBody(Def);
-    Pr.Text = calleeDefinition(Ctx, Def, Pr.Fresh, NextAlias, visibleAliases(Pr.At, Templates[T].Namespaces), Level,
+    Pr.Text = calleeDefinition(Ctx, Def, Pr.Fresh, Pr.Rvalue, NextAlias, visibleAliases(Pr.At, Templates[T].Namespaces), Level,
                                Place{Pr.At, Templates[T].Namespaces, Pr.Open});
   }
   llvm::json::Array Out;
@@ -2942,7 +3085,7 @@ std::optional<std::string> Footprint::objectCall(const MemberExpr *ME, const Cal
   const Expr *Base = ME->getBase();
   std::string Object = "*this";
   if (!isa<CXXThisExpr>(Base->IgnoreParenImpCasts())) {
-    if (!ME->isArrow() && !Const && !Base->isLValue())
+    if (!ME->isArrow() && !Const && temporary(Base))
       return std::nullopt;
     auto B = Main.plain(Base->getSourceRange()) ? Main.span(Base->getSourceRange(), false) : std::nullopt;
     if (!B || B->End > Ref.End)
@@ -2956,6 +3099,24 @@ std::optional<std::string> Footprint::objectCall(const MemberExpr *ME, const Cal
     return std::nullopt;
   Ref.End = I + 1;
   bool Arguments = std::any_of(Call->arg_begin(), Call->arg_end(), [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
+  return "(" + Object + (Arguments ? ", " : "");
+}
+
+// `obj(a)`, a call of `operator()`, as a free function's (`__plain_call`): what follows the fresh
+// name, `(obj, ` (no comma without an argument written), `Ref` (the object's text) widened to the
+// call's `(`. Nullopt: a temporary bound to a non-const reference, no `(` written after the object.
+std::optional<std::string> Footprint::operatorCall(const CXXOperatorCallExpr *Call, bool Const, Span &Ref) {
+  if (!Const && temporary(Call->getArg(0)))
+    return std::nullopt;
+  std::string Object = Main.Text.substr(Ref.Begin, Ref.End - Ref.Begin).str();
+  unsigned I = Ref.End;
+  while (I < Main.size() && isspace(static_cast<unsigned char>(Main.Text[I])))
+    ++I;
+  if (I == Main.size() || Main.Text[I] != '(')
+    return std::nullopt;
+  Ref.End = I + 1;
+  bool Arguments =
+      std::any_of(Call->arg_begin() + 1, Call->arg_end(), [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
   return "(" + Object + (Arguments ? ", " : "");
 }
 

@@ -1532,11 +1532,12 @@ public:
   }
   // `Spelled` (a type as `spell` or `printType` wrote it) as one name, for a functional cast
   // (`T{}`, `T(x)`), where `const X` does not parse (CK's `SliceLengths{}`, its argument a
-  // `const Sequence<1, 4, 8>`): a qualified, pointer or reference type gets an alias of its own,
+  // `const Sequence<1, 4, 8>`), nor `typename X::Y{}` in tree-sitter (ck_tile's epilogue, a
+  // member type of its kernel class): a qualified, pointer or reference type, or a member type, gets an alias of its own,
   // `using __plain_t9 = const __plain_t8;`, the same type. `T`: the type spelled.
   std::string named(const std::string &Spelled, QualType T) {
     StringRef S(Spelled);
-    if (!S.starts_with("const ") && !S.ends_with("*") && !S.ends_with("&"))
+    if (!S.starts_with("const ") && !S.starts_with("typename ") && !S.ends_with("*") && !S.ends_with("&"))
       return Spelled;
     if (auto Alias = known(T))
       return *Alias;

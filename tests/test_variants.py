@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 from conftest import needs_clang22
+from kernels import pressure_in_a_loop
 from test_shared_front_end import CASE, flattened
 
 from interestingness.compiler import variants
@@ -132,3 +133,24 @@ def test_a_candidate_whose_variants_do_not_build_is_refused_for_that(tmp_path):
     assert not refused.interesting and not refused.infra_failure
     assert refused.reason.startswith("init guard: the candidate does not build (error): ")
     assert "-ftrivial-auto-var-init=zero" in refused.reason and "automatic variable" not in refused.reason
+
+
+def test_the_verdict_level_confirms_from_one_front_end_too(tmp_path):
+    """A runtime loop over a private array: -ftrivial-auto-var-init changes the original's code,
+    so the init guard compares verdicts, both sides of each mode built from the plugin's bitcode.
+    It decides as the flags' whole tests do, and says why in the same words."""
+    text = pressure_in_a_loop().encode()
+    (tmp_path / "k.hip").write_bytes(text)
+    o = SpillSetup("k.hip", [], predicate="lto.spill_ops > 0", cwd=tmp_path, tmp_dir=tmp_path).resolve(text)
+    assert o.init_guard == "verdict" and o.compiler.variants and o.confirm_steps == 1 and o.confirm_cost == 3
+    old = one_by_one(o)
+    fewer = pressure_in_a_loop(True, 40).encode()  # no spill at all: the flags' tests are false too
+    for content, kept in ((text, True), (fewer, False)):
+        verdict = o.test(text)
+        at_once = o.confirm(content, verdict, 0)
+        steps = [old.confirm(content, verdict, s) for s in range(old.confirm_steps)]
+        assert at_once.interesting == all(v.interesting for v in steps) == kept
+        if not kept:
+            refusal = next(v for v in steps if not v.interesting)
+            assert at_once.reason == refusal.reason
+            assert "is not interesting with -ftrivial-auto-var-init=zero: loop guard: " in at_once.reason

@@ -470,18 +470,19 @@ class SpillOracle:
 
     def can_share_guard_front_end(self) -> bool:
         """Whether the guards this oracle confirms with can be built from one front end: the
-        shared front end's builds, and the init guard at its "code" level (the "verdict" level
-        runs whole tests)."""
-        return bool(self._steps) and self.compiler.shared_front_end and self.init_guard != "verdict"
+        shared front end's builds (both sides of the init guard's "verdict" level come from its
+        bitcode too)."""
+        return bool(self._steps) and self.compiler.shared_front_end
 
     def guards_agree_at_once(self, original: bytes, plain: Compiled, sanitized: Compiled | None) -> bool:
         """Whether the guard builds from one front end (`compiler.variants`) give `original`
         what the builds with the flags give: the sanitized kernels' IR (`sanitized`'s, the UB
-        guard's build of the original, when the guard is on), and with each init mode
-        the targets' code and figures that the plain build of the first side (`plain`) has, as
-        the init guard at its "code" level found the flags' builds do (another instantiation may
-        read what it never wrote: composable_kernel's other kernel does). Decided once, from
-        the original, as the shared front end is (SpillSetup._builds_the_same)."""
+        guard's build of the original, when the guard is on), and with each init mode the
+        targets' code and figures of the flags' builds: at the "code" level, those of the plain
+        build of the first side (`plain`), as the guard found the flags' builds have (another
+        instantiation may read what it never wrote: composable_kernel's other kernel does); at
+        the "verdict" level, those of both sides built with the flags, which the tests compare.
+        Decided once, from the original, as the shared front end is (SpillSetup._builds_the_same)."""
         fronts = self.compiler.front_end_variants(original, self._variant_settings())
         if not all(f.ok for f in fronts.values()):
             return False
@@ -489,17 +490,26 @@ class SpillOracle:
             new = self.compiler.backend(NOLTO, fronts["ub"], ubsan.flags(), emit="ir")
             if sanitized is None or not (sanitized.ok and new.ok and _same_ir(sanitized.asm[0], new.asm[0])):
                 return False
-        first = self.compiler.side_names[0]
         for mode in INIT_MODES if self.init_guard else ():
             flag = (f"-ftrivial-auto-var-init={mode}",)
-            new = self.compiler.build(original, flag, front_end=fronts[mode]).side(first)
-            if not new.ok or new.uninitialized != plain.uninitialized:
-                return False
-            figures = [(by_target(c.summary.metrics, self.targets), target_digests(c.summary.digests, self.targets))
-                       for c in (new, plain)]
-            if any(f.get(t) != g.get(t) for t in self.targets for f, g in zip(*figures)):
+            variant = self.compiler.build(original, flag, front_end=fronts[mode])
+            if self.init_guard == "code":
+                pairs = [(variant.side(self.compiler.side_names[0]), plain)]
+            else:
+                flagged = self.compiler.build(original, flag)
+                pairs = [(variant.side(side), flagged.side(side)) for side in self.compiler.side_names]
+            if not all(self._same_targets(a, b) for a, b in pairs):
                 return False
         return True
+
+    def _same_targets(self, a: Compiled, b: Compiled) -> bool:
+        """Whether two builds of one side both built, with the same front-end diagnostics count
+        and the targets' same figures and code."""
+        if not (a.ok and b.ok) or a.uninitialized != b.uninitialized:
+            return False
+        figures = [(by_target(c.summary.metrics, self.targets), target_digests(c.summary.digests, self.targets))
+                   for c in (a, b)]
+        return all(f.get(t) == g.get(t) for t in self.targets for f, g in zip(*figures))
 
     def _variant_settings(self) -> dict[str, str]:
         """The variants plugin's settings of the guards: "ub" and one per init mode."""
@@ -565,12 +575,12 @@ class SpillOracle:
             phases["ub_guard"] = time.monotonic() - start
         if self.init_guard and not why:
             begun = time.monotonic()
-            plain, unbuilt = self._plain_code(content, verdict)
+            plain, unbuilt = self._plain_code(content, verdict) if self.init_guard == "code" else ({}, None)
             if unbuilt is not None:
                 why, infra = f"init guard: the candidate {_does_not_build(unbuilt)}", unbuilt.failure == "infra"
             for mode in INIT_MODES if unbuilt is None else ():
-                if diff := init_difference(self.compiler, content, plain, self.targets, mode, self.memo, fronts[mode]):
-                    why = f"init guard: the candidate {diff}"
+                if refused := self._init_failure(content, plain, mode, fronts[mode]):
+                    why = f"init guard: the candidate {refused}"
                     infra = not fronts[mode].ok and fronts[mode].failure == "infra"
                     break
             phases["init_guard"] = time.monotonic() - begun
@@ -586,12 +596,14 @@ class SpillOracle:
         built = self.compiler.compile(self.compiler.side_names[0], content)
         return (code_digests(built.asm, self.targets), None) if built.ok else ({}, built)
 
-    def _init_failure(self, content: bytes, plain: dict[str, list], mode: str) -> str | None:
+    def _init_failure(self, content: bytes, plain: dict[str, list], mode: str,
+                      front_end: FrontEnd | None = None) -> str | None:
         """Why `content` fails the init guard at its level with -ftrivial-auto-var-init=MODE, if
-        it does (`plain`: code_digests of its plain LTO build)."""
+        it does (`plain`: code_digests of its plain LTO build; `front_end`: the mode's bitcode,
+        when the variants plugin made it)."""
         if self.init_guard == "code":
-            return init_difference(self.compiler, content, plain, self.targets, mode, self.memo) or None
-        if not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",))).interesting:
+            return init_difference(self.compiler, content, plain, self.targets, mode, self.memo, front_end) or None
+        if not (v := self._test(content, (f"-ftrivial-auto-var-init={mode}",), front_end)).interesting:
             return f"is not interesting with -ftrivial-auto-var-init={mode}: {v.reason}"
         return None
 
@@ -599,11 +611,12 @@ class SpillOracle:
         """The first mode's failure, if any."""
         return next((f for mode in INIT_MODES if (f := self._init_failure(content, plain, mode))), None)
 
-    def _test(self, content: bytes, extra: Sequence[str] = ()) -> Verdict:
-        """The predicate (with the UB and loop guards) on both sides built with `extra` flags. An
-        interesting verdict's details hold the target kernels' LTO code digests, for `confirm`."""
+    def _test(self, content: bytes, extra: Sequence[str] = (), front_end: FrontEnd | None = None) -> Verdict:
+        """The predicate (with the UB and loop guards) on both sides built with `extra` flags
+        (from `front_end`'s bitcode when given). An interesting verdict's details hold the target
+        kernels' LTO code digests, for `confirm`."""
         details: dict[str, Any] = {"compiles": {}, "kernels": {t: {} for t in self.targets}, "phases": {}}
-        build = self.compiler.build(content, extra, self.memo)
+        build = self.compiler.build(content, extra, self.memo, front_end)
         lto_code: dict[str, list] = {}
 
         def verdict(interesting: bool, reason: str = "", infra: bool = False, kind: str = BUILT) -> Verdict:

@@ -95,7 +95,39 @@ def test_explicit_specialisations_and_order_of_declarations():
     out, _ = fixpoint("instantiate", spec)
     assert out == b"struct Mma { static constexpr int m = 32; using acc_t = float; };\nint f() { Mma::acc_t x = Mma::m; return x; }\n"
     later = b"template <typename A> A zero() { return A{}; }\nstruct Late { using Acc = int; };\nint g() { return zero<Late::Acc>(); }\n"
-    assert REGISTRY["instantiate"].items(Source(later, "cuda"), 0) == []  # `Late` is declared after the template
+    (item,) = REGISTRY["instantiate"].items(Source(later, "cuda"), 0)  # `Late` is declared after the template:
+    assert apply(later, item) == (b"struct Late { using Acc = int; };\nLate::Acc zero() { return Late::Acc{}; }\n"
+                                  b"int g() { return zero(); }\n")  # the plain function goes before its use
+
+
+LINKS = PRELUDE + b"""namespace lib {
+template <typename P, typename Q> struct Kernel {
+  using Part = P;
+  __device__ void operator()(float* o) const { o[threadIdx.x] = Part::size + Q::n; }
+};
+template <typename S> struct Partitioner { static constexpr int size = S::m; };
+struct Shape { static constexpr int m = 4; };
+struct Pipe { static constexpr int n = 2; };
+}
+using K = lib::Kernel<lib::Partitioner<lib::Shape>, lib::Pipe>;
+__global__ void k(float* o) { K{}(o); }
+"""
+
+
+@needs_clang22
+def test_a_class_whose_arguments_come_later_moves_into_its_namespace_before_the_use():
+    """ck_tile's GemmKernel: its header comes before the partitioner and the pipeline it is
+    instantiated with. The plain class goes before the alias that uses it, in its namespace
+    opened again; the partitioner, used in the kernel's arguments, is the next link (one at a
+    time: both would go before the same declaration)."""
+    first = REGISTRY["instantiate"].items(Source(LINKS, "cuda"), 0)
+    assert len(first) == 1 and b"struct Kernel" in b"".join(e.replacement for e in first[0])
+    out, steps = fixpoint("instantiate", LINKS)
+    body = out[len(PRELUDE):]
+    assert steps == 2 and b"template" not in body, body.decode()
+    assert body.index(b"struct Pipe") < body.index(b"struct Partitioner") < body.index(b"struct Kernel") \
+        < body.index(b"using K = lib::Kernel;")
+    assert mfma_counts(out) == mfma_counts(LINKS)  # it builds
 
 
 @needs_clang22

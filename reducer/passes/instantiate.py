@@ -19,7 +19,7 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, apply, line_span
+from ..text.edits import Edit, Item, apply, compatible, line_span
 from ..text.lexer import tokenize
 from ..text.source import Source, walk
 from .base import Pass
@@ -309,20 +309,21 @@ class Instantiate(Pass):
                 continue
             # the arguments as written, or else with the type aliases that name something declared
             # after the template replaced (`using PassThrough = ck::...::PassThrough;` in the file
-            # that instantiates a library's kernel)
-            for outer in (False, True):
+            # that instantiates a library's kernel); where the template is if they can be, else moved
+            for moved, outer in ((False, False), (False, True), (True, False), (True, True)):
                 # written where they are used, they must mean the same where the template is
                 texts = [[qualified(src, a, scope_of(decls[0]), decls[0].start_byte, scope_of(s))
                           for a in _arguments(s, outer, alias_templates)] for s in sites]
                 args = {_key(t) for t in texts if None not in t}
                 if len(args) == 1 and all(None not in t for t in texts) and not names_local(next(iter(args)), local) \
-                        and _declared_before(first, next(iter(args)), decls[0].start_byte) \
-                        and not looked_up(next(iter(args))) & (parameters_ - set(first)):
+                        and not looked_up(next(iter(args))) & (parameters_ - set(first)) \
+                        and (place := _place(src, decls[0], sites, members[name], first, next(iter(args)),
+                                             moved)) is not None:
                     break
             else:
                 continue
             plan = _Plan(src, decls[0], uses[name], instantiations[name] + members[name], specialisations[name],
-                         texts[-1])
+                         texts[-1], place)
             if plan.chosen is not None or plan.params is not None:
                 plans.append(plan)
         # every value any of them needs, in one question; a structural literal one would use is
@@ -334,7 +335,10 @@ class Instantiate(Pass):
         items = [literal_ if literal_ is not None and all(confirmations.get(q) == v for q, v in wanted.items())
                  else plain for plain, literal_, wanted in choices]
         items.sort(key=lambda item: item[0].start)
-        return keep_one + items
+        # one link of a chain at a time: the next one's edits lie inside this one's (its use is
+        # in this one's arguments, or both move before one declaration), and wait for the text
+        # this one leaves
+        return compatible(keep_one + items, lambda i: (i,))
 
 
 def _template_parameter_names(definitions: dict[bytes, list[Node]]) -> set[bytes]:
@@ -560,9 +564,45 @@ def first_declarations(src: Source) -> dict[bytes, int]:
 
 
 def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
-    """Whether every name the arguments look up is declared before `pos`: the plain entity is
-    where the template was, and `zero_acc<Shape::Acc>` must not use a later `Shape`."""
-    return all(first.get(name, -1) < pos for name in looked_up(args))  # undeclared: a system header's
+    """Whether every name the arguments spell is declared before `pos`, qualified ones too
+    (`ck_tile::GemmTilePartitioner`): `zero_acc<Shape::Acc>` must not use a later `Shape`."""
+    toks = tokenize(args)
+    names = {args[t.start:t.end] for i, t in enumerate(toks)
+             if t.kind == "ident" and (i == 0 or args[toks[i - 1].start:toks[i - 1].end] not in (b".", b"->"))}
+    return all(first.get(name, -1) < pos for name in names)  # undeclared: a system header's
+
+
+def _place(src: Source, decl: Node, sites: list[Node], members: list[Node], first: dict[bytes, int],
+           args: bytes, moved: bool) -> tuple[int, tuple[bytes, ...]] | None:
+    """Where the plain entity goes, and the namespaces to open again around it there: where
+    the template is, when the arguments are declared before it; else, `moved`, just before the
+    declaration that holds the first use, at namespace scope, when the arguments are declared
+    by then and nothing between the two names the template (ck_tile's GemmKernel, instantiated
+    for a partitioner and a pipeline its header comes before). None: neither."""
+    if _declared_before(first, args, decl.start_byte):
+        return decl.start_byte, ()
+    if not moved or members or decl.parent is None or decl.parent.type not in ("translation_unit", "declaration_list") \
+            or decl.parent.type == "declaration_list" and decl.parent.parent.type != "namespace_definition":
+        return None
+    site = min(sites, key=lambda s: s.start_byte)
+    node, outer = site, scope_of(decl)
+    while node.parent is not None:
+        holder = node.parent
+        if holder.type == "translation_unit" or holder.type == "declaration_list" \
+                and holder.parent.type == "namespace_definition":
+            scope = scope_of(node)
+            if outer[:len(scope)] == scope:
+                break
+        node = node.parent
+    else:
+        return None
+    place = line_span(src.text, node.start_byte, node.end_byte)[0]
+    name = entity_name(_entity(decl))
+    between = src.text[decl.end_byte:place]
+    if place <= decl.end_byte or not _declared_before(first, args, place) \
+            or any(t.kind == "ident" and between[t.start:t.end] == name for t in tokenize(between)):
+        return None
+    return place, outer[len(scope):]
 
 
 def _explicit_instantiation(node: Node) -> Node | None:
@@ -595,8 +635,9 @@ class _Plan:
     `item` makes the edit from the answers."""
 
     def __init__(self, src: Source, decl: Node, uses: list[Node], instantiations: list[Node],
-                 specialisations: list[Node], args: list[bytes]):
+                 specialisations: list[Node], args: list[bytes], place: tuple[int, tuple[bytes, ...]]):
         self.src, self.decl, self.uses, self.instantiations = src, decl, uses, instantiations
+        self.place, self.reopened = place  # where the plain entity goes (`_place`)
         self.specialisations = specialisations
         self.chosen = next((sp for sp in specialisations if _key(
             [e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))]) == _key(args)),
@@ -642,7 +683,12 @@ class _Plan:
                 other = renderer.aliasing(name, body)
                 if len(shorter := other.render(entity.start_byte, decl.end_byte, [entity])) < len(text):
                     renderer, text = other, shorter
-        return [Edit(decl.start_byte, decl.end_byte, text), *self._unuse()], renderer.aliased
+        if self.place == decl.start_byte:
+            return [Edit(decl.start_byte, decl.end_byte, text), *self._unuse()], renderer.aliased
+        moved = b"".join(b"namespace " + n + b" {\n" for n in self.reopened) + text + b"\n" \
+            + b"}\n" * len(self.reopened)
+        return [Edit(*line_span(src.text, decl.start_byte, decl.end_byte)), Edit(self.place, self.place, moved),
+                *self._unuse()], renderer.aliased
 
     def _unuse(self) -> list[Edit]:
         """Uses lose their `<...>`, explicit instantiations go."""

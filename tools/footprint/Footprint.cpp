@@ -432,6 +432,8 @@ private:
   llvm::json::Array Kept;  // the templates plain code calls that plainCallees leaves, each with why
   std::optional<std::string> objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const, Span &Ref);
   std::optional<std::string> operatorCall(const CXXOperatorCallExpr *Call, bool Const, Span &Ref);
+  std::optional<std::string> openCall(const std::string &Object, CallExpr::const_arg_iterator Begin,
+                                      CallExpr::const_arg_iterator End, Span &Ref);
   std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
                                                                                    std::string &Why);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
@@ -2296,9 +2298,11 @@ static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef 
   return Out;
 }
 
-// A structured binding the helper cannot print (`PlainHelper::decomposition`): a range-for's (the
-// statement printer prints its variable itself), one initialised otherwise than with `=`, or
-// whose specifier is not written in the file.
+// What in a body the printer cannot print so that it compiles: a structured binding the helper
+// does not print (`PlainHelper::decomposition`: a range-for's, which the statement printer prints
+// itself, one initialised otherwise than with `=`, or whose specifier is not written in the
+// file), and a generic lambda with a parameter pack, which clang prints `[&](auto &&zs...)`
+// (composable_kernel's `concat_tuple_of_reference`).
 class Unprintable : public RecursiveASTVisitor<Unprintable> {
 public:
   explicit Unprintable(const SourceManager &SM) : SM(SM) {}
@@ -2311,16 +2315,6 @@ public:
              !SM.isWrittenInMainFile(D->getBeginLoc());
     return !Found;
   }
-  bool Found = false;
-
-private:
-  const SourceManager &SM;
-};
-
-// A generic lambda with a parameter pack in a body: clang prints `[&](auto &&zs...)`, which does
-// not compile (composable_kernel's `concat_tuple_of_reference`).
-class PackLambda : public RecursiveASTVisitor<PackLambda> {
-public:
   bool VisitLambdaExpr(LambdaExpr *E) {
     const FunctionDecl *Call = E->getCallOperator();
     Found |= std::any_of(Call->param_begin(), Call->param_end(),
@@ -2328,6 +2322,9 @@ public:
     return !Found;
   }
   bool Found = false;
+
+private:
+  const SourceManager &SM;
 };
 
 // Whether `FD` is an instantiation this can print: a template's, with a body, without a lambda
@@ -2337,11 +2334,9 @@ public:
 static bool printable(const FunctionDecl *FD) {
   if (!FD->isTemplateInstantiation() || !FD->getBody() || FD->isVariadic())
     return false;
-  PackLambda Packs;
-  Packs.TraverseStmt(FD->getBody());
-  Unprintable Bindings(FD->getASTContext().getSourceManager());
-  Bindings.TraverseStmt(FD->getBody());
-  if (Packs.Found || Bindings.Found || !FD->getTemplateInstantiationPattern())
+  Unprintable Body(FD->getASTContext().getSourceManager());
+  Body.TraverseStmt(FD->getBody());
+  if (Body.Found || !FD->getTemplateInstantiationPattern())
     return false;
   std::set<StringRef> Names;
   return std::all_of(FD->param_begin(), FD->param_end(),
@@ -3093,14 +3088,7 @@ std::optional<std::string> Footprint::objectCall(const MemberExpr *ME, const Cal
       return std::nullopt;
     Object = (ME->isArrow() ? "*" : "") + Main.Text.substr(B->Begin, B->End - B->Begin).str();
   }
-  unsigned I = Ref.End;
-  while (I < Main.size() && isspace(static_cast<unsigned char>(Main.Text[I])))
-    ++I;
-  if (I == Main.size() || Main.Text[I] != '(')
-    return std::nullopt;
-  Ref.End = I + 1;
-  bool Arguments = std::any_of(Call->arg_begin(), Call->arg_end(), [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
-  return "(" + Object + (Arguments ? ", " : "");
+  return openCall(Object, Call->arg_begin(), Call->arg_end(), Ref);
 }
 
 // `obj(a)`, a call of `operator()`, as a free function's (`__plain_call`): what follows the fresh
@@ -3110,14 +3098,21 @@ std::optional<std::string> Footprint::operatorCall(const CXXOperatorCallExpr *Ca
   if (!Const && temporary(Call->getArg(0)))
     return std::nullopt;
   std::string Object = Main.Text.substr(Ref.Begin, Ref.End - Ref.Begin).str();
+  return openCall(Object, Call->arg_begin() + 1, Call->arg_end(), Ref);
+}
+
+// What follows a free function's fresh name for a call on `Object` with the arguments
+// [Begin, End): `(Object, ` (no comma without an argument written), `Ref` widened to the call's
+// `(`. Nullopt: no `(` written after `Ref`.
+std::optional<std::string> Footprint::openCall(const std::string &Object, CallExpr::const_arg_iterator Begin,
+                                               CallExpr::const_arg_iterator End, Span &Ref) {
   unsigned I = Ref.End;
   while (I < Main.size() && isspace(static_cast<unsigned char>(Main.Text[I])))
     ++I;
   if (I == Main.size() || Main.Text[I] != '(')
     return std::nullopt;
   Ref.End = I + 1;
-  bool Arguments =
-      std::any_of(Call->arg_begin() + 1, Call->arg_end(), [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
+  bool Arguments = std::any_of(Begin, End, [](const Expr *A) { return !isa<CXXDefaultArgExpr>(A); });
   return "(" + Object + (Arguments ? ", " : "");
 }
 

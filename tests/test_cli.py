@@ -177,6 +177,8 @@ def test_builtin_oracle_reduces_with_a_user_predicate(tmp_path):
     assert "-fno-offload-lto" in bundle and "--lto-emit-asm" in bundle and "`: holds." in bundle
     report = (workdir / "report.md").read_text()
     assert "## Kernel metrics" in report and "| v_mfma |" in report
+    assert "guards: a kept candidate's guard builds (sanitizer checks, -ftrivial-auto-var-init modes) from one " \
+        "front end" in (workdir / "log.txt").read_text()
     check = reduce("check", "k.reduced.hip", "--json", "--predicate", "lto.mfma >= 64 and nolto.mfma >= 64",
                    "--", "-std=gnu++20", cwd=tmp_path)
     assert check.returncode == 0, check.stderr

@@ -122,6 +122,9 @@ def build(options: OracleOptions, original: bytes, tree: Tree | None, settings: 
     if oracle.compiler.shared_front_end:
         say("builds: one device front end per candidate, both sides' pipelines from its bitcode, and what they "
             "made of a bitcode kept for candidates with the same IR (the original builds the same code so)")
+    if oracle.compiler.variants:
+        say("guards: a kept candidate's guard builds (sanitizer checks, -ftrivial-auto-var-init modes) from one "
+            "front end (the original's builds agree with the flags')")
     for why in oracle.guards_off:
         say(f"note: {why}")
     guards = Guards(options.ub_guard, oracle.init_guard, bool(oracle.loop_targets), oracle.guards_off,

@@ -27,7 +27,7 @@ from .consteval import expression
 from .cxx import elements, entity_name, generic, inside_template, parameters, simple_name, spaced
 from .folding import Query, Value, ask, closed, confirmation, lookups, scope_of
 from .literals import typed
-from .names import declaration_counts, local_names, looked_up, names_local, qualified
+from .names import declaration_counts, local_names, looked_up, names_local, qualified, spelled
 
 _ENTITIES = frozenset({"function_definition", "struct_specifier", "class_specifier", "union_specifier",
                        "alias_declaration"})
@@ -566,10 +566,7 @@ def first_declarations(src: Source) -> dict[bytes, int]:
 def _declared_before(first: dict[bytes, int], args: bytes, pos: int) -> bool:
     """Whether every name the arguments spell is declared before `pos`, qualified ones too
     (`ck_tile::GemmTilePartitioner`): `zero_acc<Shape::Acc>` must not use a later `Shape`."""
-    toks = tokenize(args)
-    names = {args[t.start:t.end] for i, t in enumerate(toks)
-             if t.kind == "ident" and (i == 0 or args[toks[i - 1].start:toks[i - 1].end] not in (b".", b"->"))}
-    return all(first.get(name, -1) < pos for name in names)  # undeclared: a system header's
+    return all(first.get(name, -1) < pos for name in spelled(args, (b".", b"->")))  # undeclared: a system header's
 
 
 def _place(src: Source, decl: Node, sites: list[Node], members: list[Node], first: dict[bytes, int],
@@ -600,7 +597,7 @@ def _place(src: Source, decl: Node, sites: list[Node], members: list[Node], firs
     name = entity_name(_entity(decl))
     between = src.text[decl.end_byte:place]
     if place <= decl.end_byte or not _declared_before(first, args, place) \
-            or any(t.kind == "ident" and between[t.start:t.end] == name for t in tokenize(between)):
+            or name in spelled(between, ()):
         return None
     return place, outer[len(scope):]
 

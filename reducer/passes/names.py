@@ -105,11 +105,16 @@ def scoped_ok(node: Node, value: bytes, local: set[bytes]) -> bool:
     return not names_local(value, local)
 
 
-def looked_up(text: bytes) -> set[bytes]:
-    """The names `text` looks up where it stands (`Shape::Acc` looks up `Shape` only)."""
+def spelled(text: bytes, not_after: tuple[bytes, ...]) -> set[bytes]:
+    """The identifiers `text` spells, but for those right after a token of `not_after`."""
     toks = tokenize(text)
     return {text[t.start:t.end] for i, t in enumerate(toks)
-            if t.kind == "ident" and (i == 0 or text[toks[i - 1].start:toks[i - 1].end] != b"::")}
+            if t.kind == "ident" and (i == 0 or text[toks[i - 1].start:toks[i - 1].end] not in not_after)}
+
+
+def looked_up(text: bytes) -> set[bytes]:
+    """The names `text` looks up where it stands (`Shape::Acc` looks up `Shape` only)."""
+    return spelled(text, (b"::",))
 
 
 def names_local(text: bytes, local: set[bytes]) -> bool:

@@ -10,6 +10,7 @@ import pytest
 from conftest import ROOT, needs_clang22
 
 from interestingness.compiler.diagnostics import first_error
+from interestingness.compiler.hip_headers import SHIM_DIR, WRAPPER
 from reducer.text.flatten import flatten, include_dirs
 
 pytestmark = needs_clang22
@@ -43,7 +44,23 @@ def test_the_users_own_hip_runtime_wins_over_the_shim(tmp_path):
     r, report = check(tmp_path, "--predicate", "lto.instructions > 0", "--", "-Iinc")
     assert r.returncode == 0, r.stdout + r.stderr
     assert report["hip_headers"]["mode"] == "shim"
-    assert report["hip_headers"]["used"] == [{"header": str(tmp_path / "inc/hip/hip_runtime.h"), "from": "yours"}]
+    # and the shim's stand-in for clang's HIP runtime wrapper, which -nogpuinc leaves out
+    wrapper = {"header": str(SHIM_DIR / WRAPPER), "from": "shim"}
+    assert report["hip_headers"]["used"] == [{"header": str(tmp_path / "inc/hip/hip_runtime.h"), "from": "yours"},
+                                             wrapper]
+
+
+def test_the_qualifiers_come_before_the_first_line_as_with_clangs_wrapper(tmp_path):
+    """clang's HIP runtime wrapper, -include'd by the driver with a ROCm, defines `__device__` &
+    co. before the file's first line; library headers use them before any HIP include (hipconv's
+    j_to_hnw.hpp). -nogpuinc leaves the wrapper out: the shim's stand-in takes its place."""
+    (tmp_path / "k.hip").write_text("__device__ inline int twice(int x) { return 2 * x; }\n"
+                                    "#include <hip/hip_runtime.h>\n"
+                                    "__global__ void k(int* p) { p[0] = twice(p[1]); }\n")
+    r, report = check(tmp_path, "--predicate", "lto.instructions > 0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert report["hip_headers"]["mode"] == "shim" and report["interesting"]
+    assert {"header": str(SHIM_DIR / WRAPPER), "from": "shim"} in report["hip_headers"]["used"]
 
 
 def fake_rocm(root: Path) -> Path:

@@ -468,6 +468,7 @@ class Compiler:
         header must change the key of a candidate that still includes it."""
         stderr = self._front_end(content, "-E", "-H", "-o", os.devnull)
         found = {line.lstrip(".").strip() for line in stderr.splitlines() if _HEADER_LINE.match(line)}
+        found.update(self.hip_headers.included)
         # a file set's own headers are read from its copy by relative paths: they are in the candidate
         return sorted(h for h in found if self.tree is None or os.path.isabs(h))
 

@@ -10,7 +10,9 @@ With ROCm, clang adds ROCm's include directory and device libraries itself, and 
 `-idirafter`, behind everything. Without it, `-nogpuinc -nogpulib` keep clang from looking for a
 ROCm, and the shim is an `-isystem` directory placed after the user's flags: the user's own
 directories still win, and a broken HIP install in /usr/include (Debian's HIP 5.2 headers do not
-compile with clang 22) does not.
+compile with clang 22) does not. -nogpuinc also leaves out clang's HIP runtime wrapper, which the
+driver -include's before the first line (the `__device__` & co. qualifiers): the shim's stand-in
+for it is -include'd in its place.
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ from interestingness.compiler.diagnostics import first_error
 from interestingness.compiler.toolchain import Toolchain, ToolchainError, file_sha256
 
 SHIM_DIR = Path(__file__).parent / "shim"
+# in place of clang's __clang_hip_runtime_wrapper.h, which -nogpuinc leaves out; found through the
+# shim's directory, so that a bug report's copy under include/ is found the same way
+WRAPPER = "hip/amd_detail/clang_wrapper.h"
 CHOICES = ("auto", "rocm", "shim")
 _PROBE = "#include <hip/hip_runtime.h>\n__global__ void probe_kernel() {}\n"
 # the user's flags that decide whether and where clang finds a ROCm
@@ -51,6 +56,11 @@ class HipHeaders:
     def identity(self) -> dict[str, Any]:
         return {"mode": self.mode, "rocm_include": self.rocm_include, "device_libs": dict(self.device_libs),
                 "shim_sha256": shim_sha256()}
+
+    @property
+    def included(self) -> tuple[str, ...]:
+        """The headers its flags -include (`-H` does not list them): the shim's wrapper."""
+        return tuple(str(SHIM_DIR / f) for i, f in enumerate(self.before) if i and self.before[i - 1] == "-include")
 
     @property
     def is_lean(self) -> bool:
@@ -97,7 +107,7 @@ def resolve(toolchain: Toolchain, flags: Sequence[str], choice: str = "auto") ->
 
 
 def _resolve(toolchain: Toolchain, rocm_flags: tuple[str, ...], choice: str) -> HipHeaders:
-    shim = HipHeaders("shim", ("-nogpuinc", "-nogpulib"), ("-isystem", str(SHIM_DIR)))
+    shim = HipHeaders("shim", ("-nogpuinc", "-nogpulib", "-include", WRAPPER), ("-isystem", str(SHIM_DIR)))
     if choice == "shim":
         return shim
     found, why = _probe(toolchain, rocm_flags)

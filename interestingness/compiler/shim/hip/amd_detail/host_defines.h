@@ -1,29 +1,22 @@
 // gpu-reduce HIP fallback shim -- used only when no ROCm install is available.
 //
 // hip/amd_detail/host_defines.h: the function and variable qualifiers. In a real ROCm build
-// clang's __clang_hip_runtime_wrapper.h defines most of them; the oracle compiles with
-// -nogpuinc, so the shim has to. The first seven expansions are the shim's historical ones and
-// must not change (the corpus figures depend on the code they produce).
+// clang's __clang_hip_runtime_wrapper.h defines most of them (here clang_wrapper.h, which the
+// oracle also -include's); the expansions are the shim's historical ones and must not change (the
+// corpus figures depend on the code they produce).
 //
 // Simplified: no __hip_internal type-trait namespace (only its fixed-width integer typedefs),
 // no __hip_img_chk__ image checks.
 #ifndef HIP_INCLUDE_HIP_AMD_DETAIL_HOST_DEFINES_H
 #define HIP_INCLUDE_HIP_AMD_DETAIL_HOST_DEFINES_H
 
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
+#include "clang_wrapper.h"  // __global__, __device__, __host__, __shared__, __constant__, __managed__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 
-#define __managed__ __attribute__((managed))
 #ifndef __align__
 #define __align__(__n) __attribute__((aligned(__n)))
 #endif
-#define __cluster_dims__(...) __attribute__((cluster_dims(__VA_ARGS__)))
-#define __no_cluster__ __attribute__((no_cluster))
 #define __hip_img_chk__
 // __restrict__ needs nothing: clang takes it as a keyword in C++.
 

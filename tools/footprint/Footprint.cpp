@@ -437,6 +437,7 @@ private:
   std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
                                                                                    std::string &Why);
   unsigned NextAlias = 0;  // the number of the next `__plain_tN`
+  unsigned NextClosure = 0;  // the number of the next `__plain_closure_N`
   struct FileAlias {
     QualType Type;  // canonical
     std::string Name;
@@ -1486,17 +1487,22 @@ public:
   // the file already declares where the definition goes, used instead of declaring new ones
   // (each footprint of a chain would otherwise declare its own for the same types). `Level`:
   // the aliases this footprint's definitions declare, which this one uses where it sees them
-  // and adds to; `Here`: where it goes.
-  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, SeenAliases Visible, LevelAliases &Level,
-            Place Here)
-      : Ctx(Ctx), Policy(P), Next(Next), ByType(std::move(Visible.ByType)), FileWithin(std::move(Visible.Within)),
-        Moving(std::move(Visible.Moving)), Level(Level), Here(std::move(Here)) {}
+  // and adds to; `Here`: where it goes. `NextClosure`: the number of the next functor's class
+  // (`PlainHelper::functor`), shared the same way.
+  TypeNames(ASTContext &Ctx, const PrintingPolicy &P, unsigned &Next, unsigned &NextClosure, SeenAliases Visible,
+            LevelAliases &Level, Place Here)
+      : Ctx(Ctx), Policy(P), Next(Next), NextClosure(NextClosure), ByType(std::move(Visible.ByType)),
+        FileWithin(std::move(Visible.Within)), Moving(std::move(Visible.Moving)), Level(Level), Here(std::move(Here)) {}
   // `T` as printed, or its alias when it is a template's specialization or an `ext_vector_type`
   // (unless it is dependent and names a local: then as printed, where it stands)
   std::string spell(QualType T) {
     std::string S = T.getAsString(Policy);
-    if ((S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T)) || namesLocal(T))
+    if ((S.find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T) && !functorWithin(T)) ||
+        namesLocal(T))
       return S;
+    if (auto *RD = T->getAsCXXRecordDecl(); RD && !T.hasLocalQualifiers())
+      if (auto It = FunctorNames.find(RD); It != FunctorNames.end())
+        return It->second;
     if (auto Alias = known(T))
       return *Alias;
     auto It = ByText.find(S);
@@ -1553,6 +1559,18 @@ public:
   // the aliases that stand in the definition's own text: a dependent type's (a generic
   // lambda's, as written), and one that names such an alias
   std::string Declarations;
+  // the classes printed for the definition's lambdas (`PlainHelper::functor`), after
+  // `Declarations`, each before the one whose body names it; and their names, by closure type,
+  // which spell its objects (a local holding a lambda, a capture of one)
+  std::string Functors;
+  std::map<const CXXRecordDecl *, std::string> FunctorNames;
+  std::string freshFunctor() { return "__plain_closure_" + std::to_string(NextClosure++); }
+  // Whether `T`, or what it points or refers to, is a closure type printed as a functor's class.
+  bool functorWithin(QualType T) const {
+    while (T->isPointerType() || T->isReferenceType())
+      T = T->getPointeeType();
+    return T->getAsCXXRecordDecl() && FunctorNames.count(T->getAsCXXRecordDecl());
+  }
   // the level's aliases the definition names, with those they name, in the order declared
   std::vector<unsigned> levelAliases() const {
     std::set<unsigned> Out(Uses.begin(), Uses.end());
@@ -1740,7 +1758,7 @@ public:
 private:
   ASTContext &Ctx;
   PrintingPolicy Policy;
-  unsigned &Next;
+  unsigned &Next, &NextClosure;
   AliasesByType ByType;  // by canonical type: the file's visible aliases, then this definition's own
   std::map<std::string, std::vector<std::string>> FileWithin;  // the namespaces of the file's aliases
   std::set<std::string> Moving, Moved;  // the file's aliases seen once moved; those it names
@@ -1766,7 +1784,8 @@ static bool aliasedWithin(QualType T, const PrintingPolicy &Policy) {
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();
-  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare) || vectorWithin(Bare)) &&
+  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare) || vectorWithin(Bare) ||
+       Names.functorWithin(Bare)) &&
       (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst())) {
     std::string Spelled = Names.spell(Bare);
     bool Space = !Name.empty() && !StringRef(Spelled).ends_with("&") && !StringRef(Spelled).ends_with("*");
@@ -1774,6 +1793,63 @@ static void printType(QualType T, const std::string &Name, TypeNames &Names, con
   } else
     T.print(OS, Policy, Name);
 }
+
+// The return type a callee's plain definition declares: what `auto` deduced, as a type; null
+// when it is left undeduced.
+static QualType calleeReturnType(const FunctionDecl *FD) {
+  QualType R = FD->getReturnType();
+  if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
+    R = A->getDeducedType();
+  // what it deduced as its return statement spelled it (`integral_constant<decltype(X * Y), X * Y>`,
+  // `Tuple<decltype(zs)...>`, names of the template or a lambda's parameters): the type itself
+  if (R->getContainedDeducedType() && !R.getCanonicalType()->getContainedDeducedType())
+    R = R.getCanonicalType();
+  return R->getContainedDeducedType() ? QualType() : R;
+}
+
+// What a plain definition of `FD` (returning `R`) writes before its return type that decides
+// its code: `constexpr`, `__host__`, `__device__`, inlining. An instantiation whose types are not
+// literal is constexpr in name only (CK's `BlockwiseGemmXdlops_..._Selector()`), and so is one
+// that never gives a constant (a lambda's call operator, implicitly constexpr, reading
+// `threadIdx`): a plain function so declared does not compile.
+static std::string specifiers(ASTContext &Ctx, const FunctionDecl *FD, QualType R) {
+  SmallVector<PartialDiagnosticAt, 8> Never;
+  bool Constexpr = FD->isConstexpr() && R->isLiteralType(Ctx) &&
+                   std::all_of(FD->param_begin(), FD->param_end(),
+                               [&](const ParmVarDecl *P) { return P->getType()->isLiteralType(Ctx); }) &&
+                   Expr::isPotentialConstantExpr(FD, Never);
+  std::string Out = Constexpr ? "constexpr " : "";
+  if (FD->hasAttr<CUDAHostAttr>())
+    Out += "__attribute__((host)) ";
+  if (FD->hasAttr<CUDADeviceAttr>())
+    Out += "__attribute__((device)) ";
+  if (FD->hasAttr<AlwaysInlineAttr>())
+    Out += "__attribute__((always_inline)) ";
+  if (FD->hasAttr<NoInlineAttr>())
+    Out += "__attribute__((noinline)) ";
+  return Out;
+}
+
+// What a lambda's call operator `Call` names of the function around it that a class outside
+// that function does not see: a local its lambda does not capture (`Captured`; a constant needs
+// no capture), a local type.
+class Enclosing : public RecursiveASTVisitor<Enclosing> {
+public:
+  Enclosing(const FunctionDecl *Call, const llvm::DenseMap<const ValueDecl *, FieldDecl *> &Captured)
+      : Call(Call), Captured(Captured) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return !(Found |= local(E->getDecl()) && !Captured.count(E->getDecl())); }
+  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) { return !(Found |= local(TL.getDecl())); }
+  bool VisitTagTypeLoc(TagTypeLoc TL) { return !(Found |= local(TL.getDecl())); }
+  bool Found = false;
+
+private:
+  bool local(const Decl *D) const {
+    const DeclContext *DC = D->getDeclContext();
+    return DC->isFunctionOrMethod() && !Call->Encloses(DC);
+  }
+  const FunctionDecl *Call;
+  const llvm::DenseMap<const ValueDecl *, FieldDecl *> &Captured;
+};
 
 // Prints what the statement printer cannot: `if constexpr`, and names qualified by a class
 // template's specialization, through their alias.
@@ -1785,9 +1861,33 @@ public:
   PlainHelper(ASTContext &Ctx, const PrintingPolicy &P, TypeNames &Names, const CXXRecordDecl *Within = nullptr,
               std::string Self = "")
       : Ctx(Ctx), Policy(P), Names(Names), Within(Within), Self(std::move(Self)) {}
+  // `Name(parameters)` then the body of instantiation `FD`, printed through this helper.
+  // `Object`: the object parameter of a non-static member printed as a free function, first;
+  // `Qualifier`: what follows the parameters (` const`).
+  std::string rest(const FunctionDecl *FD, StringRef Name, StringRef Object = "", StringRef Qualifier = "") {
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    OS << Name << "(" << Object << (!Object.empty() && FD->getNumParams() ? ", " : "");
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      const ParmVarDecl *P = FD->getParamDecl(I);
+      OS << (I ? ", " : "");
+      printType(P->getType(), P->getName().str(), Names, Policy, OS);
+      // a default argument some call used, instantiated then (those form the trailing run): the
+      // calls rewritten to this function still leave it out
+      if (P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg()) {
+        OS << " = ";
+        const_cast<Expr *>(P->getDefaultArg())->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+      }
+    }
+    OS << ")" << Qualifier << "\n";
+    FD->getBody()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+    return Out;
+  }
   bool handledStmt(Stmt *S, raw_ostream &OS) override {
     if (!Self.empty() && throughSelf(S, OS))
       return true;
+    if (auto *L = dyn_cast<LambdaExpr>(S))
+      return functor(L, OS);
     if (auto *If = dyn_cast<IfStmt>(S); If && If->isConstexpr() && !If->getConditionVariable())
       return constexprIf(If, OS);
     if (auto *DS = dyn_cast<DeclStmt>(S); DS && DS->isSingleDecl())
@@ -1815,6 +1915,102 @@ public:
     return false;
   }
 
+
+  // A lambda as an object of a class printed before the definition (`TypeNames::Functors`),
+  // `__plain_closure_0{acc, x}`: a callee it is passed to takes a named type then, and is printed
+  // at the next level, as are those its call operators call, which are plain code. Its captures
+  // are members named as the captured variables, so that the body reads them unchanged: a
+  // reference for one by reference, the value for one by copy; `this` the member `Self` (in a
+  // member printed as a free function). A generic lambda gets one call operator for each of its
+  // instantiations, which take the types they were instantiated for. False (printed as written,
+  // its callee kept): a lambda this does not print so (`functorClass`).
+  bool functor(LambdaExpr *E, raw_ostream &OS) {
+    const CXXRecordDecl *RD = E->getLambdaClass();
+    auto Known = Names.FunctorNames.find(RD);
+    if (Known == Names.FunctorNames.end()) {
+      auto Class = functorClass(E);
+      if (!Class)
+        return false;
+      Known = Names.FunctorNames.insert({RD, Names.freshFunctor()}).first;
+      Names.Functors += "struct " + Known->second + " {\n" + *Class + "};\n";
+    }
+    OS << Known->second << "{";
+    bool First = true;
+    for (const LambdaCapture &C : E->captures()) {
+      OS << (First ? "" : ", ") << (C.capturesThis() ? StringRef(Self) : C.getCapturedVar()->getName());
+      First = false;
+    }
+    OS << "}";
+    return true;
+  }
+  // The members and call operators of the class for lambda `E`. Nullopt: one in a template's
+  // pattern; an init-capture, a capture of a pack, of a structured binding, of an array by copy
+  // (no aggregate copies it), `*this` or `this` without `Self`; a call operator whose body names
+  // a local of the function around it it does not capture, or a local type (`Enclosing`), whose
+  // return type is not deduced, or two instantiations with the same parameter types; a lambda
+  // converted to a function pointer, which the class has no conversion for.
+  std::optional<std::string> functorClass(LambdaExpr *E) {
+    CXXRecordDecl *RD = E->getLambdaClass();
+    if (RD->isDependentContext())
+      return std::nullopt;
+    for (const Decl *D : RD->decls()) {
+      auto *T = dyn_cast<FunctionTemplateDecl>(D);
+      auto *F = T ? T->getTemplatedDecl() : dyn_cast<FunctionDecl>(D);
+      if (isa_and_nonnull<CXXConversionDecl>(F) &&
+          (F->isReferenced() || (T && std::any_of(T->spec_begin(), T->spec_end(),
+                                                  [](const FunctionDecl *S) { return S->isReferenced(); }))))
+        return std::nullopt;
+    }
+    llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+    FieldDecl *ThisField = nullptr;
+    RD->getCaptureFields(Fields, ThisField);
+    std::vector<std::pair<QualType, std::string>> Members;  // type, name
+    for (const LambdaCapture &C : E->captures()) {
+      if (C.capturesThis()) {
+        if (Self.empty() || C.getCaptureKind() != LCK_This || !ThisField)
+          return std::nullopt;
+        Members.push_back({Ctx.getLValueReferenceType(ThisField->getType()->getPointeeType()), Self});
+        continue;
+      }
+      auto *V = C.capturesVariable() ? dyn_cast<VarDecl>(C.getCapturedVar()) : nullptr;
+      FieldDecl *F = V ? Fields.lookup(V) : nullptr;
+      if (!F || V->isInitCapture() || C.isPackExpansion() || V->isParameterPack() || V->getName().empty() ||
+          (C.getCaptureKind() == LCK_ByCopy && F->getType()->isArrayType()))
+        return std::nullopt;
+      Members.push_back({F->getType(), V->getName().str()});
+    }
+    std::vector<const FunctionDecl *> Calls;
+    if (FunctionTemplateDecl *T = RD->getDependentLambdaCallOperator()) {
+      for (const FunctionDecl *S : T->specializations())
+        if (S->hasBody())
+          Calls.push_back(S);
+    } else
+      Calls.push_back(RD->getLambdaCallOperator());
+    std::set<std::vector<const void *>> Signatures;
+    for (const FunctionDecl *Call : Calls) {
+      Enclosing Check(Call, Fields);
+      Check.TraverseDecl(const_cast<FunctionDecl *>(Call));
+      std::vector<const void *> Parameters;
+      for (const ParmVarDecl *P : Call->parameters())
+        Parameters.push_back(P->getType().getCanonicalType().getAsOpaquePtr());
+      if (Check.Found || !Call->hasBody() || calleeReturnType(Call).isNull() ||
+          !Signatures.insert(Parameters).second)
+        return std::nullopt;
+    }
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    for (auto &[Type, Name] : Members) {
+      printType(Type, Name, Names, Policy, OS);
+      OS << ";\n";
+    }
+    for (const FunctionDecl *Call : Calls) {
+      QualType R = calleeReturnType(Call);
+      OS << specifiers(Ctx, Call, R);
+      printType(R, "", Names, Policy, OS);
+      OS << " " << PlainHelper(Ctx, Policy, Names, Within, Self).rest(Call, "operator()", "", E->isMutable() ? "" : " const");
+    }
+    return Out;
+  }
 private:
   // A type the statement printer writes as the template spelled it: in a static member's body
   // its template arguments may name the class's members (`Sequence<AK0PerBlock, 256, AK1>`,
@@ -1984,16 +2180,7 @@ private:
     llvm::raw_string_ostream T(Text);
     VD->print(T, Policy);
     bool Changed = false;
-    // the written type, when it is a class template's specialization: through its alias
-    QualType W = VD->getTypeSourceInfo() ? VD->getTypeSourceInfo()->getType() : VD->getType();
-    QualType Bare = W.getLocalUnqualifiedType();
-    std::string Written = Bare.getAsString(Policy);
-    bool Indirect = StringRef(Written).ends_with("*") || StringRef(Written).ends_with("&");
-    if (aliasedWithin(Bare, Policy) && (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
-      if (size_t At = Text.find(Indirect ? Written : Written + " "); At != std::string::npos) {
-        Text.replace(At, Written.size(), Names.spell(Bare));
-        Changed = true;
-      }
+    // the initialiser first: a lambda's, printed, names the functor's class the type is then
     if (VD->getInit()) {
       std::string Plain, Helped;
       llvm::raw_string_ostream P(Plain), H(Helped);
@@ -2004,6 +2191,17 @@ private:
         Changed = true;
       }
     }
+    // the written type, when it is a class template's specialization: through its alias
+    QualType W = VD->getTypeSourceInfo() ? VD->getTypeSourceInfo()->getType() : VD->getType();
+    QualType Bare = W.getLocalUnqualifiedType();
+    std::string Written = Bare.getAsString(Policy);
+    bool Indirect = StringRef(Written).ends_with("*") || StringRef(Written).ends_with("&");
+    if ((aliasedWithin(Bare, Policy) || Names.functorWithin(Bare)) &&
+        (!W.hasLocalQualifiers() || W.getLocalQualifiers().hasOnlyConst()))
+      if (size_t At = Text.find(Indirect ? Written : Written + " "); At != std::string::npos) {
+        Text.replace(At, Written.size(), Names.spell(Bare));
+        Changed = true;
+      }
     if (!Changed)
       return false;
     OS << Text << ";\n";
@@ -2267,37 +2465,6 @@ static PrintingPolicy plainPolicy(ASTContext &Ctx) {
   return Policy;
 }
 
-// `Name(parameters)\n` then the body of instantiation `FD`, printed through the helper. `Self`:
-// the object parameter of a non-static member printed as a free function, first.
-static std::string plainRest(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, TypeNames &Names,
-                             const PrintingPolicy &Policy, const CXXRecordDecl *Within, const std::string &Self = "",
-                             bool Rvalue = false) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  OS << Name << "(";
-  if (!Self.empty()) {
-    auto *M = cast<CXXMethodDecl>(FD);
-    OS << (M->isConst() ? "const " : "") << Names.spell(Ctx.getCanonicalTagType(M->getParent()))
-       << (Rvalue ? " &&" : " &") << Self
-       << (FD->getNumParams() ? ", " : "");
-  }
-  PlainHelper Helper(Ctx, Policy, Names, Within, Self);
-  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-    const ParmVarDecl *P = FD->getParamDecl(I);
-    OS << (I ? ", " : "");
-    printType(P->getType(), P->getName().str(), Names, Policy, OS);
-    // a default argument some call used, instantiated then (those form the trailing run): the
-    // calls rewritten to this function still leave it out
-    if (P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg()) {
-      OS << " = ";
-      const_cast<Expr *>(P->getDefaultArg())->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
-    }
-  }
-  OS << ")\n";
-  FD->getBody()->printPretty(OS, &Helper, Policy, 0, "\n", &Ctx);
-  return Out;
-}
-
 // What in a body the printer cannot print so that it compiles: a structured binding the helper
 // does not print (`PlainHelper::decomposition`: a range-for's, which the statement printer prints
 // itself, one initialised otherwise than with `=`, or whose specifier is not written in the
@@ -2346,32 +2513,20 @@ static bool printable(const FunctionDecl *FD) {
 // The plain definition of kernel instantiation `FD`, or nullopt when it is not one this can
 // print: not an instantiation, a parameter pack, an attribute whose value is unknown.
 static std::optional<Definition> plainDefinition(ASTContext &Ctx, const FunctionDecl *FD, unsigned &Next,
-                                                 SeenAliases Visible, LevelAliases &Level, const Place &Here) {
+                                                 unsigned &NextClosure, SeenAliases Visible, LevelAliases &Level,
+                                                 const Place &Here) {
   if (!printable(FD) || !FD->getReturnType()->isVoidType())
     return std::nullopt;
   auto Attributes = kernelAttributes(Ctx, FD);
   if (!Attributes)
     return std::nullopt;
   PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
+  TypeNames Names(Ctx, Policy, Next, NextClosure, std::move(Visible), Level, Here);
   // an instantiation has vague linkage, and so have its static locals (`__shared__` arrays):
   // `inline` keeps it, where a plain definition would make them internal and change the code
   std::string Head = (FD->isExternallyVisible() ? "inline " : "") + *Attributes + " void ";
-  std::string Rest = plainRest(Ctx, FD, FD->getName(), Names, Policy, nullptr);
-  return Definition{Names.Declarations + Head + Rest, Names.levelAliases(), Names.moves()};
-}
-
-// The return type a callee's plain definition declares: what `auto` deduced, as a type; null
-// when it is left undeduced.
-static QualType calleeReturnType(const FunctionDecl *FD) {
-  QualType R = FD->getReturnType();
-  if (auto *A = dyn_cast<AutoType>(R.getTypePtr()); A && A->isDeduced())  // `auto f()`: what it deduced
-    R = A->getDeducedType();
-  // what it deduced as its return statement spelled it (`integral_constant<decltype(X * Y), X * Y>`,
-  // `Tuple<decltype(zs)...>`, names of the template or a lambda's parameters): the type itself
-  if (R->getContainedDeducedType() && !R.getCanonicalType()->getContainedDeducedType())
-    R = R.getCanonicalType();
-  return R->getContainedDeducedType() ? QualType() : R;
+  std::string Rest = PlainHelper(Ctx, Policy, Names).rest(FD, FD->getName());
+  return Definition{Names.Declarations + Names.Functors + Head + Rest, Names.levelAliases(), Names.moves()};
 }
 
 // A closure's type has no name to print (a pipeline's `operator()` given the element-wise lambdas of
@@ -2398,27 +2553,14 @@ static bool calleePrintable(const FunctionDecl *FD) {
 // (`__device__`, inlining). `Rvalue`: a non-const member's object parameter is `&&` (its calls are
 // on temporaries).
 static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, StringRef Name, bool Rvalue, unsigned &Next,
-                                   SeenAliases Visible, LevelAliases &Level, const Place &Here) {
+                                   unsigned &NextClosure, SeenAliases Visible, LevelAliases &Level, const Place &Here) {
   PrintingPolicy Policy = plainPolicy(Ctx);
-  TypeNames Names(Ctx, Policy, Next, std::move(Visible), Level, Here);
+  TypeNames Names(Ctx, Policy, Next, NextClosure, std::move(Visible), Level, Here);
   QualType R = calleeReturnType(FD);
-  // an instantiation whose types are not literal is constexpr in name only (CK's
-  // `BlockwiseGemmXdlops_..._Selector()`); a plain function so declared does not compile
-  bool Constexpr = FD->isConstexpr() && R->isLiteralType(Ctx) &&
-                   std::all_of(FD->param_begin(), FD->param_end(),
-                               [&](const ParmVarDecl *P) { return P->getType()->isLiteralType(Ctx); });
   std::string Head;
   llvm::raw_string_ostream OS(Head);
   // vague linkage, as the instantiation has (`static` when it had none)
-  OS << (FD->isExternallyVisible() ? "inline " : "static inline ") << (Constexpr ? "constexpr " : "");
-  if (FD->hasAttr<CUDAHostAttr>())
-    OS << "__attribute__((host)) ";
-  if (FD->hasAttr<CUDADeviceAttr>())
-    OS << "__attribute__((device)) ";
-  if (FD->hasAttr<AlwaysInlineAttr>())
-    OS << "__attribute__((always_inline)) ";
-  if (FD->hasAttr<NoInlineAttr>())
-    OS << "__attribute__((noinline)) ";
+  OS << (FD->isExternallyVisible() ? "inline " : "static inline ") << specifiers(Ctx, FD, R);
   printType(R, "", Names, Policy, OS);
   OS << " ";
   auto *M = dyn_cast<CXXMethodDecl>(FD);
@@ -2431,8 +2573,12 @@ static Definition calleeDefinition(ASTContext &Ctx, const FunctionDecl *FD, Stri
     for (Self = "self"; Written.contains(Self);)
       Self += "_";
   }
-  std::string Rest = plainRest(Ctx, FD, Name, Names, Policy, M ? M->getParent() : nullptr, Self, Rvalue);
-  return Definition{Names.Declarations + Head + Rest, Names.levelAliases(), Names.moves()};
+  std::string Object;
+  if (!Self.empty())
+    Object = (M->isConst() ? "const " : "") + Names.spell(Ctx.getCanonicalTagType(M->getParent())) +
+             (Rvalue ? " &&" : " &") + Self;
+  std::string Rest = PlainHelper(Ctx, Policy, Names, M ? M->getParent() : nullptr, Self).rest(FD, Name, Object);
+  return Definition{Names.Declarations + Names.Functors + Head + Rest, Names.levelAliases(), Names.moves()};
 }
 
 // What a free function could not do that a member does. Name a member of a class that is not
@@ -2691,7 +2837,7 @@ llvm::json::Array Footprint::plainKernels() {
     auto Namespaces = namespacesOf(K->getDeclContext());
     if (!Span || !Namespaces)
       continue;
-    auto Printed = plainDefinition(Ctx, K, NextAlias, visibleAliases(Main.size(), *Namespaces), Level,
+    auto Printed = plainDefinition(Ctx, K, NextAlias, NextClosure, visibleAliases(Main.size(), *Namespaces), Level,
                                    Place{Main.size(), *Namespaces, 0});
     if (!Printed)
       continue;
@@ -3042,7 +3188,7 @@ llvm::json::Array Footprint::plainCallees() {
     Printed &Pr = Templates[T].Specs[K];
     const FunctionDecl *Def = nullptr;
     Pr.S->hasBody(Def);
-    Pr.Text = calleeDefinition(Ctx, Def, Pr.Fresh, Pr.Rvalue, NextAlias, visibleAliases(Pr.At, Templates[T].Namespaces), Level,
+    Pr.Text = calleeDefinition(Ctx, Def, Pr.Fresh, Pr.Rvalue, NextAlias, NextClosure, visibleAliases(Pr.At, Templates[T].Namespaces), Level,
                                Place{Pr.At, Templates[T].Namespaces, Pr.Open});
   }
   llvm::json::Array Out;
@@ -3174,6 +3320,7 @@ void Footprint::run(llvm::raw_ostream &OS) {
   Out["entries"] = std::move(Listed);
   Out["conditions"] = std::move(Conditions);
   NextAlias = Main.nextNumber("__plain_t");
+  NextClosure = Main.nextNumber("__plain_closure_");
   fileAliases();
   // the callees first: they go before the kernels, at the end of the file, which may name the
   // aliases they declare

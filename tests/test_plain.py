@@ -1143,9 +1143,12 @@ CLOSURES = STATIC_FOR + b"""template <class T, int N> struct Tile {
 template <class T, class F> __device__ T load(const T* p, const F& f) { return f(p[threadIdx.x]); }
 template <class T, class F> __device__ T pipeline(const T* p, F f) { return load(p, f) * 2; }
 template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* x, T scale) {
+  using V = T;
+  constexpr number<1> one{};
+  constexpr int K = 2;
   Tile<T, N> acc{};
-  static_for<0, N>{}([&](auto i) { acc.v[i] += x[threadIdx.x * N + i.value] * scale; });
-  T sum = pipeline(x, [scale](T v) { return v * scale + 1; });
+  static_for<0, N>{}([&](auto i) { acc.v[i] += x[threadIdx.x * N + i.value] * scale * one; });
+  T sum = pipeline(x, [scale](T v) { return v * scale + V(K); });
   acc.each([&](T v) { sum += v; });
   out[threadIdx.x] = sum;
 }
@@ -1158,8 +1161,9 @@ NO_IDENTIFIER = "its name is no identifier (an operator but `()`, a constructor)
 
 def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_on(tmp_path):
     """Each lambda in a printed body becomes a functor: its captures members (by reference a
-    reference, by copy a value; `this` the member `self`), one call operator for each of a
-    generic lambda's instantiations. The callees given them are plain at the next level, and
+    reference, by copy a value; `this` the member `self`), a constant of the kernel a static
+    member of its value, a local alias a member alias, one call operator for each of a generic
+    lambda's instantiations. The callees given them are plain at the next level, and
     so on through `static_for`'s implementation: the chain leaves no function template with a
     body on the kernel's path, and the code is the template's."""
     c = compiler(tmp_path, ["-std=gnu++20"])
@@ -1172,14 +1176,18 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
     # `each`, `load`, `pipeline`: plain
     assert step.progress(src) - step.progress(Source(chained, "cuda")) == 6
     text = chained.decode()
-    assert re.search(r"struct __plain_closure_0 \{\n__plain_t\d+ &acc;\nconst float \*&x;\nfloat &scale;\n", text)
+    # `one`, captured by reference (its conversion reads it), is a constant: a static member
+    assert re.search(r"struct __plain_closure_0 \{\nstatic constexpr (__plain_t\d+) one = \1\{\};\n__plain_t\d+ &acc;\n"
+                     r"const float \*&x;\nfloat &scale;\n", text)
     assert len(re.findall(r"void operator\(\)\(__plain_t\d+ i\) const\n\{\n    acc.v\[i\] \+= x\[threadIdx.x \* 4 \+ "
-                          r"i.value\] \* scale;", text)) == 4
-    assert re.search(r"struct __plain_closure_1 \{\nfloat scale;\n", text)
+                          r"i.value\] \* scale \* one;", text)) == 4
+    # `K`, named without a capture (no odr-use), too; the alias `V`, a member alias
+    assert "struct __plain_closure_1 {\nusing V = float;\nstatic constexpr int K = 2;\nfloat scale;\n" in text
+    assert "return v * scale + V(K);" in text
     assert re.search(r"struct __plain_closure_3 \{\nconst __plain_t\d+ &self;\n"
                      r"const lib::__plain_closure_2 &f;\n", text)
     assert "::lib::__plain_each(acc, __plain_closure_2{sum});" in text
-    assert "__plain_call_2(__plain_t1{}, __plain_closure_0{acc, x, scale});" in text
+    assert re.search(r"__plain_call_2\(__plain_t\d+\{\}, __plain_closure_0\{acc, x, scale\}\);", text)
     assert re.search(r"void __plain_call_\d+\(const __plain_t\d+ &self, lib::__plain_closure_3 f\)", text)
     assert "float __plain_load(const float *p, const lib::__plain_closure_1 &f)" in text
     assert "[&]" not in text.split("void launch")[1]
@@ -1191,13 +1199,19 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
         assert base_name(name) == "kern" and after[side][name] == before[side][CLOSURES_KERN]
 
 
-# lambdas no functor is printed for: an init-capture; a constant of the kernel it names without
-# capturing it (no odr-use), which a class outside the kernel would not see
-REFUSED = STATIC_FOR + b"""template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* x) {
+# lambdas no functor is printed for: an init-capture; a `__shared__` array of the kernel, which
+# it names without capturing it and a class outside the kernel would not see; a constant whose
+# value prints as no braced list (a constructor's), which a constant expression in it reads
+REFUSED = STATIC_FOR + b"""struct Box { int v; __host__ __device__ constexpr Box(int x) : v(x) {} };
+template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* x) {
   T acc[N] = {};
-  constexpr int K = 3;
+  constexpr Box box{3};
+  __shared__ T lds[64];
+  lds[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
   static_for<0, N>{}([&acc, y = x + threadIdx.x * N](auto i) { acc[i] += y[i.value]; });
-  static_for<0, N>{}([&](int i) { acc[i] *= K; });
+  static_for<0, N>{}([&](int i) { acc[i] *= lds[(threadIdx.x + i) % 64]; });
+  static_for<0, N>{}([&](auto i) { constexpr int b = box.v; acc[i] += b * box.v; });
   out[threadIdx.x] = acc[0] + acc[N - 1];
 }
 }
@@ -1206,14 +1220,15 @@ void launch(float* out, const float* x) { lib::kern<float, 4><<<1, 64>>>(out, x)
 REFUSED_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
 
 
-def test_a_lambda_with_an_init_capture_or_an_uncaptured_constant_stays_a_lambda(tmp_path):
+def test_a_lambda_with_an_init_capture_a_shared_array_or_a_constant_that_does_not_print_stays_a_lambda(tmp_path):
     """Printed as written, as before: the callee given it keeps its closure's type and stays a
     template; the code is the template's."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (REFUSED_KERN,))
     kernel = plain_step(values, REFUSED)
     assert b"__plain_closure" not in kernel
-    assert b"[&acc, y = x + threadIdx.x * 4](auto i) {" in kernel and b"acc[i] *= K;" in kernel
+    assert b"[&acc, y = x + threadIdx.x * 4](auto i) {" in kernel and b"acc[i] *= lds[(threadIdx.x + i) % 64];" in kernel
+    assert b"constexpr int b = box.v;" in kernel
     fp = values.footprint(kernel, kernel)
     assert fp is not None and fp.callees == ()
     assert [why for name, why in fp.kept if name == "lib::static_for::operator()"] == [

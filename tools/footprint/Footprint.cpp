@@ -1502,7 +1502,7 @@ public:
       return S;
     if (auto *RD = T->getAsCXXRecordDecl(); RD && !T.hasLocalQualifiers())
       if (auto It = FunctorNames.find(RD); It != FunctorNames.end())
-        return It->second;
+        return It->second.first;
     if (auto Alias = known(T))
       return *Alias;
     auto It = ByText.find(S);
@@ -1561,9 +1561,10 @@ public:
   std::string Declarations;
   // the classes printed for the definition's lambdas (`PlainHelper::functor`), after
   // `Declarations`, each before the one whose body names it; and their names, by closure type,
-  // which spell its objects (a local holding a lambda, a capture of one)
+  // which spell its objects (a local holding a lambda, a capture of one), with the object that
+  // stands for the lambda
   std::string Functors;
-  std::map<const CXXRecordDecl *, std::string> FunctorNames;
+  std::map<const CXXRecordDecl *, std::pair<std::string, std::string>> FunctorNames;  // name, object
   std::string freshFunctor() { return "__plain_closure_" + std::to_string(NextClosure++); }
   // Whether `T`, or what it points or refers to, is a closure type printed as a functor's class.
   bool functorWithin(QualType T) const {
@@ -1830,26 +1831,76 @@ static std::string specifiers(ASTContext &Ctx, const FunctionDecl *FD, QualType 
   return Out;
 }
 
-// What a lambda's call operator `Call` names of the function around it that a class outside
-// that function does not see: a local its lambda does not capture (`Captured`; a constant needs
-// no capture), a local type.
+// What a lambda's call operators name of the function around them, which a class outside that
+// function does not see: its locals (`Locals`, captured or not: a constant needs no capture;
+// `InConstant` those named in a constant expression, a `constexpr` local's initialiser, a
+// `static_assert`, a template argument, which a member of the object cannot be read in) and
+// local aliases (`Aliases`), in the order first named; `Found`: anything else of it (a
+// structured binding, a local class).
 class Enclosing : public RecursiveASTVisitor<Enclosing> {
 public:
-  Enclosing(const FunctionDecl *Call, const llvm::DenseMap<const ValueDecl *, FieldDecl *> &Captured)
-      : Call(Call), Captured(Captured) {}
-  bool VisitDeclRefExpr(DeclRefExpr *E) { return !(Found |= local(E->getDecl()) && !Captured.count(E->getDecl())); }
-  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) { return !(Found |= local(TL.getDecl())); }
+  void walk(const FunctionDecl *Call) {
+    this->Call = Call;
+    TraverseDecl(const_cast<FunctionDecl *>(Call));
+  }
+  bool TraverseVarDecl(VarDecl *V) { return constant(V->isConstexpr(), [&] { return Base::TraverseVarDecl(V); }); }
+  bool TraverseStaticAssertDecl(StaticAssertDecl *D) {
+    return constant(true, [&] { return Base::TraverseStaticAssertDecl(D); });
+  }
+  bool TraverseTemplateArgumentLoc(const TemplateArgumentLoc &A) {
+    return constant(true, [&] { return Base::TraverseTemplateArgumentLoc(A); });
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *V = dyn_cast<VarDecl>(E->getDecl()); V && local(V)) {
+      if (std::find(Locals.begin(), Locals.end(), V) == Locals.end())
+        Locals.push_back(V);
+      if (Constant)
+        InConstant.insert(V);
+    } else
+      Found |= local(E->getDecl());
+    return true;
+  }
+  bool VisitTypedefTypeLoc(TypedefTypeLoc TL) {
+    if (local(TL.getDecl()) && std::find(Aliases.begin(), Aliases.end(), TL.getDecl()) == Aliases.end())
+      Aliases.push_back(TL.getDecl());
+    return true;
+  }
   bool VisitTagTypeLoc(TagTypeLoc TL) { return !(Found |= local(TL.getDecl())); }
+  std::vector<const VarDecl *> Locals;
+  std::set<const VarDecl *> InConstant;
+  std::vector<const TypedefNameDecl *> Aliases;
   bool Found = false;
 
 private:
+  using Base = RecursiveASTVisitor<Enclosing>;
+  template <class F> bool constant(bool Is, F Traverse) {
+    Constant += Is;
+    bool Out = Traverse();
+    Constant -= Is;
+    return Out;
+  }
+  int Constant = 0;  // inside a constant expression
   bool local(const Decl *D) const {
     const DeclContext *DC = D->getDeclContext();
     return DC->isFunctionOrMethod() && !Call->Encloses(DC);
   }
-  const FunctionDecl *Call;
-  const llvm::DenseMap<const ValueDecl *, FieldDecl *> &Captured;
+  const FunctionDecl *Call = nullptr;
 };
+
+// Whether a value of type `T` written as a braced list (`TypeNames::value`) initialises its
+// members in order: an aggregate throughout (ck_tile's `array` takes an `initializer_list`).
+static bool aggregateThroughout(QualType T) {
+  if (auto *A = T->getAsArrayTypeUnsafe())
+    return aggregateThroughout(A->getElementType());
+  auto *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return true;
+  return RD->isAggregate() &&
+         std::all_of(RD->bases_begin(), RD->bases_end(),
+                     [](const CXXBaseSpecifier &B) { return aggregateThroughout(B.getType()); }) &&
+         std::all_of(RD->field_begin(), RD->field_end(),
+                     [](const FieldDecl *F) { return aggregateThroughout(F->getType()); });
+}
 
 // Prints what the statement printer cannot: `if constexpr`, and names qualified by a class
 // template's specialization, through their alias.
@@ -1921,35 +1972,36 @@ public:
   // at the next level, as are those its call operators call, which are plain code. Its captures
   // are members named as the captured variables, so that the body reads them unchanged: a
   // reference for one by reference, the value for one by copy; `this` the member `Self` (in a
-  // member printed as a free function). A generic lambda gets one call operator for each of its
-  // instantiations, which take the types they were instantiated for. False (printed as written,
-  // its callee kept): a lambda this does not print so (`functorClass`).
+  // member printed as a free function). A constant of the function around it that the body
+  // names, captured or not, is a static member of its value, which a constant expression in the
+  // body can read (not through the object); a local alias, a member alias. A generic lambda gets
+  // one call operator for each of its instantiations, which take the types they were
+  // instantiated for. False (printed as written, its callee kept): a lambda this does not print
+  // so (`functorClass`).
   bool functor(LambdaExpr *E, raw_ostream &OS) {
     const CXXRecordDecl *RD = E->getLambdaClass();
     auto Known = Names.FunctorNames.find(RD);
     if (Known == Names.FunctorNames.end()) {
-      auto Class = functorClass(E);
+      std::string Object;
+      auto Class = functorClass(E, Object);
       if (!Class)
         return false;
-      Known = Names.FunctorNames.insert({RD, Names.freshFunctor()}).first;
-      Names.Functors += "struct " + Known->second + " {\n" + *Class + "};\n";
+      std::string Name = Names.freshFunctor();
+      Known = Names.FunctorNames.insert({RD, {Name, Name + "{" + Object + "}"}}).first;
+      Names.Functors += "struct " + Name + " {\n" + *Class + "};\n";
     }
-    OS << Known->second << "{";
-    bool First = true;
-    for (const LambdaCapture &C : E->captures()) {
-      OS << (First ? "" : ", ") << (C.capturesThis() ? StringRef(Self) : C.getCapturedVar()->getName());
-      First = false;
-    }
-    OS << "}";
+    OS << Known->second.second;
     return true;
   }
-  // The members and call operators of the class for lambda `E`. Nullopt: one in a template's
-  // pattern; an init-capture, a capture of a pack, of a structured binding, of an array by copy
-  // (no aggregate copies it), `*this` or `this` without `Self`; a call operator whose body names
-  // a local of the function around it it does not capture, or a local type (`Enclosing`), whose
-  // return type is not deduced, or two instantiations with the same parameter types; a lambda
-  // converted to a function pointer, which the class has no conversion for.
-  std::optional<std::string> functorClass(LambdaExpr *E) {
+  // The declarations of the class for lambda `E`, and in `Object` its members' initialisers
+  // (the captured names). Nullopt: one in a template's pattern; an init-capture, a capture of a
+  // pack, of a structured binding, of an array by copy (no aggregate copies it), `*this` or
+  // `this` without `Self`; a call operator that names anything else of the function around it
+  // (`Enclosing`: a local that is neither captured nor a constant whose value prints, a captured
+  // constant whose value does not print that a constant expression reads, a local class),
+  // whose return type is not deduced, or two instantiations with the same parameter
+  // types; a lambda converted to a function pointer, which the class has no conversion for.
+  std::optional<std::string> functorClass(LambdaExpr *E, std::string &Object) {
     CXXRecordDecl *RD = E->getLambdaClass();
     if (RD->isDependentContext())
       return std::nullopt;
@@ -1961,24 +2013,6 @@ public:
                                                   [](const FunctionDecl *S) { return S->isReferenced(); }))))
         return std::nullopt;
     }
-    llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
-    FieldDecl *ThisField = nullptr;
-    RD->getCaptureFields(Fields, ThisField);
-    std::vector<std::pair<QualType, std::string>> Members;  // type, name
-    for (const LambdaCapture &C : E->captures()) {
-      if (C.capturesThis()) {
-        if (Self.empty() || C.getCaptureKind() != LCK_This || !ThisField)
-          return std::nullopt;
-        Members.push_back({Ctx.getLValueReferenceType(ThisField->getType()->getPointeeType()), Self});
-        continue;
-      }
-      auto *V = C.capturesVariable() ? dyn_cast<VarDecl>(C.getCapturedVar()) : nullptr;
-      FieldDecl *F = V ? Fields.lookup(V) : nullptr;
-      if (!F || V->isInitCapture() || C.isPackExpansion() || V->isParameterPack() || V->getName().empty() ||
-          (C.getCaptureKind() == LCK_ByCopy && F->getType()->isArrayType()))
-        return std::nullopt;
-      Members.push_back({F->getType(), V->getName().str()});
-    }
     std::vector<const FunctionDecl *> Calls;
     if (FunctionTemplateDecl *T = RD->getDependentLambdaCallOperator()) {
       for (const FunctionDecl *S : T->specializations())
@@ -1987,20 +2021,65 @@ public:
     } else
       Calls.push_back(RD->getLambdaCallOperator());
     std::set<std::vector<const void *>> Signatures;
+    Enclosing Named;
     for (const FunctionDecl *Call : Calls) {
-      Enclosing Check(Call, Fields);
-      Check.TraverseDecl(const_cast<FunctionDecl *>(Call));
+      Named.walk(Call);
       std::vector<const void *> Parameters;
       for (const ParmVarDecl *P : Call->parameters())
         Parameters.push_back(P->getType().getCanonicalType().getAsOpaquePtr());
-      if (Check.Found || !Call->hasBody() || calleeReturnType(Call).isNull() ||
-          !Signatures.insert(Parameters).second)
+      if (Named.Found || !Call->hasBody() || calleeReturnType(Call).isNull() || !Signatures.insert(Parameters).second)
         return std::nullopt;
     }
     std::string Out;
     llvm::raw_string_ostream OS(Out);
-    for (auto &[Type, Name] : Members) {
-      printType(Type, Name, Names, Policy, OS);
+    std::set<StringRef> Declared;  // the class's names
+    for (const TypedefNameDecl *A : Named.Aliases) {
+      if (!Declared.insert(A->getName()).second)
+        return std::nullopt;
+      OS << "using " << A->getName() << " = " << Names.spell(A->getUnderlyingType().getCanonicalType()) << ";\n";
+    }
+    llvm::DenseMap<const ValueDecl *, FieldDecl *> Fields;
+    FieldDecl *ThisField = nullptr;
+    RD->getCaptureFields(Fields, ThisField);
+    std::set<const VarDecl *> Constants;
+    for (const VarDecl *V : Named.Locals) {
+      FieldDecl *F = Fields.lookup(V);
+      // a copy a mutable lambda may change stays a member
+      if (F && E->isMutable() && !F->getType()->isReferenceType())
+        continue;
+      const APValue *Value = V->isUsableInConstantExpressions(Ctx) && !V->getType()->isReferenceType() &&
+                                     aggregateThroughout(V->getType())
+                                 ? V->evaluateValue()
+                                 : nullptr;
+      auto Literal = Value ? Names.value(*Value, V->getType()) : std::nullopt;
+      if (!Literal && F && !Named.InConstant.count(V))
+        continue;
+      if (!Literal || !Declared.insert(V->getName()).second)
+        return std::nullopt;
+      OS << "static constexpr ";
+      printType(V->getType().getCanonicalType().getUnqualifiedType(), V->getName().str(), Names, Policy, OS);
+      OS << " = " << *Literal << ";\n";
+      Constants.insert(V);
+    }
+    for (const LambdaCapture &C : E->captures()) {
+      if (C.capturesThis()) {
+        if (Self.empty() || C.getCaptureKind() != LCK_This || !ThisField)
+          return std::nullopt;
+        printType(Ctx.getLValueReferenceType(ThisField->getType()->getPointeeType()), Self, Names, Policy, OS);
+        Object += (Object.empty() ? "" : ", ") + Self;
+        OS << ";\n";
+        continue;
+      }
+      auto *V = C.capturesVariable() ? dyn_cast<VarDecl>(C.getCapturedVar()) : nullptr;
+      FieldDecl *F = V ? Fields.lookup(V) : nullptr;
+      if (!F || V->isInitCapture() || C.isPackExpansion() || V->isParameterPack() || V->getName().empty() ||
+          (C.getCaptureKind() == LCK_ByCopy && F->getType()->isArrayType()) ||
+          (!Constants.count(V) && !Declared.insert(V->getName()).second))
+        return std::nullopt;
+      if (Constants.count(V))
+        continue;
+      printType(F->getType(), V->getName().str(), Names, Policy, OS);
+      Object += (Object.empty() ? "" : ", ") + V->getName().str();
       OS << ";\n";
     }
     for (const FunctionDecl *Call : Calls) {

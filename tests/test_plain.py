@@ -1199,6 +1199,32 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
         assert base_name(name) == "kern" and after[side][name] == before[side][CLOSURES_KERN]
 
 
+# a lambda held in a local and captured by another lambda: its closure's type is spelled by its
+# functor's name, in the local's type and in the other functor's member
+CAPTURED_LAMBDA = STATIC_FOR + b"""template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, const T* x) {
+  T acc = 0;
+  auto add = [&](T v) { acc += v; };
+  static_for<0, N>{}([&](auto i) { add(x[threadIdx.x * N + i.value]); });
+  out[threadIdx.x] = acc;
+}
+}
+void launch(float* out, const float* x) { lib::kern<float, 4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_a_lambda_captured_by_another_is_spelled_by_its_functors_name(tmp_path):
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
+    values = service(c, (kern,))
+    kernel = plain_step(values, CAPTURED_LAMBDA)
+    assert b"struct __plain_closure_1 {\n__plain_closure_0 &add;\nconst float *&x;\n" in kernel
+    assert b"auto add = __plain_closure_0{acc};" in kernel and b"(__plain_closure_1{add, x});" in kernel
+    before, after = kernels(c, CAPTURED_LAMBDA), kernels(c, kernel)
+    for side in SIDES:
+        (name,) = after[side]
+        assert base_name(name) == "kern" and after[side][name] == before[side][kern]
+
+
 # lambdas no functor is printed for: an init-capture; a `__shared__` array of the kernel, which
 # it names without capturing it and a class outside the kernel would not see; a constant whose
 # value prints as no braced list (a constructor's), which a constant expression in it reads

@@ -26,7 +26,13 @@ opening one class make the same edits, which `apply` keeps once when they compos
 printed definitions' aliases (`using __plain_t5 = ...;`, the footprint's `aliases`): each is
 declared once, where the first definition naming it goes, in the namespaces open there (a plain
 kernel's at file scope, where its callees in the library's namespace see them), and every item
-naming it carries that same edit: the items of one level share it, alone or together.
+naming it carries that same edit: the items of one level share it, alone or together. A lambda
+in a printed body becomes an object of a class printed before the definition
+(`__plain_closure_0{acc, x}`: its captures as members of the same names, one call operator for
+each of a generic lambda's instantiations): a closure's type has no name to print, so the
+function template given it (ck_tile's `static_for`, a pipeline's element-wise operations)
+would stay one; given the functor, it is printed at the next level, and so are the templates
+the functor's call operators call.
 
 A footprint gives one level of the call graph: the printed callee is plain code that the next
 footprint follows. Level 0 is the chain, one item: a footprint's items applied, the footprint of

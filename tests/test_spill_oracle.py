@@ -11,7 +11,13 @@ from kernels import SMALL, pressure
 
 from interestingness.compiler.compile import LTO, NOLTO, SIDES, prepare_flags
 from interestingness.compiler.toolchain import DEFAULT_CLANG, find_toolchain
-from interestingness.measure.predicates import BUDGET_CLAUSE, DEFAULT_EFFECT, DEFAULT_PREDICATE, SIZE_CLAUSE
+from interestingness.measure.predicates import (
+    BUDGET_CLAUSE,
+    CALL_CLAUSE,
+    DEFAULT_EFFECT,
+    DEFAULT_PREDICATE,
+    SIZE_CLAUSE,
+)
 from interestingness.oracle.spill import OracleSetupError, SpillOracle, SpillSetup
 from interestingness.tools.check import format_check, run_check
 from reducer.engine.evaluate import Evaluator
@@ -340,6 +346,6 @@ def test_default_predicate_keeps_the_launch_bounds(tmp_path):
     assert lto["vgpr_spills"] > 0 and lto["occupancy"] == 2 and lto["max_flat_workgroup_size"] == 512
     assert not v.interesting and "lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size" in v.reason
     old = f"{DEFAULT_EFFECT} and {SIZE_CLAUSE}"  # the default before issue 43
-    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
+    assert DEFAULT_PREDICATE == f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {CALL_CLAUSE} and {SIZE_CLAUSE}"
     assert oracle(tmp_path, old, ub_guard=False, init_guard=False).resolve(result).test(wider).interesting
     assert not o.test(result.replace(b"__launch_bounds__(256, 2)", b"__launch_bounds__(256, 1)")).interesting

@@ -18,7 +18,8 @@ The default predicate (DEFAULT_PREDICATE), exactly:
     nolto.vgpr_spills * 4 <= lto.vgpr_spills and nolto.scratch_size * 4 <= lto.scratch_size and
     lto.mfma > 0 and lto.mfma == nolto.mfma and nolto.vgpr_total <= orig.nolto.vgpr_total and
     lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size and
-    lto.occupancy == orig.lto.occupancy and lto.instructions <= orig.lto.instructions
+    lto.occupancy == orig.lto.occupancy and (lto.calls > 0 or orig.lto.calls == 0) and
+    lto.instructions <= orig.lto.instructions
 
 Under full offload LTO the register allocator spills VGPRs (by the metadata count and by actual
 Folded Spill/Reload code); the no-LTO build spills at most a quarter as much by both measures
@@ -36,14 +37,19 @@ reduction that drops `__launch_bounds__(256, 2)` gets the default of 1024 work-i
 VGPRs, and spills more: the symptom kept, the bug lost) and the same occupancy (waves per SIMD,
 which the `amdgpu-waves-per-eu` of the launch bounds decides once the kernel spills). A kernel
 whose occupancy llc cannot resolve (an indirect or external call) fails this: say --predicate
-without it. The last clause (SIZE_CLAUSE) keeps the code a reviewer reads no larger than the
+without it. When the original's LTO build calls a function (CALL_CLAUSE; figures cover the
+kernel's call graph), so does the result's: full LTO leaving a large implementation a call that
+the no-LTO build inlines is itself the bug in hipconv's forward kernel (210 spills, all in the
+callee), and a reduction of it ended with an LTO build that inlined and spilled 9 VGPRs, another
+effect. The last clause (SIZE_CLAUSE) keeps the code a reviewer reads no larger than the
 original's: the LTO build of the kernel has at most the original's instructions (without it, the
 README's first case ended at 3,984 where its original had 1,242; issue 42). The oracle adds that
 the kernel must exist on both sides.
 
-`reduce explain` uses the same predicate without the last two clauses (DEFAULT_EFFECT): it asks
-which compiler passes make the effect, and a pass disabled alone may well grow the code, or
-change the occupancy of a kernel that spills less, without changing the effect.
+`reduce explain` uses the same predicate without the budget, call and size clauses
+(DEFAULT_EFFECT): it asks which compiler passes make the effect, and a pass disabled alone may
+well grow the code, inline a call, or change the occupancy of a kernel that spills less, without
+changing the effect.
 """
 from __future__ import annotations
 
@@ -69,9 +75,12 @@ DEFAULT_EFFECT = (
 # the LTO build spills against the original's register budget: its launch bound and occupancy (issue 43)
 BUDGET_CLAUSE = ("lto.max_flat_workgroup_size == orig.lto.max_flat_workgroup_size"
                  " and lto.occupancy == orig.lto.occupancy")
+# the LTO build still calls a function when the original's does: whether LTO inlines is part of
+# the bug (issue 44)
+CALL_CLAUSE = "(lto.calls > 0 or orig.lto.calls == 0)"
 # a reduction's result is no larger where the reviewer looks: the target kernel's LTO code
 SIZE_CLAUSE = "lto.instructions <= orig.lto.instructions"
-DEFAULT_PREDICATE = f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {SIZE_CLAUSE}"
+DEFAULT_PREDICATE = f"{DEFAULT_EFFECT} and {BUDGET_CLAUSE} and {CALL_CLAUSE} and {SIZE_CLAUSE}"
 
 Value = float | int | bool | None  # None: unknown
 

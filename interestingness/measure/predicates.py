@@ -39,9 +39,9 @@ which the `amdgpu-waves-per-eu` of the launch bounds decides once the kernel spi
 whose occupancy llc cannot resolve (an indirect or external call) fails this: say --predicate
 without it. When the original's LTO build calls a function (CALL_CLAUSE; figures cover the
 kernel's call graph), so does the result's: full LTO leaving a large implementation a call that
-the no-LTO build inlines is itself the bug in hipconv's forward kernel (210 spills, all in the
-callee), and a reduction of it ended with an LTO build that inlined and spilled 9 VGPRs, another
-effect. The last clause (SIZE_CLAUSE) keeps the code a reviewer reads no larger than the
+the no-LTO build inlines is itself the bug in hipconv's forward kernel (217 VGPRs spilled, all
+in the callee), and a reduction of it ended with an LTO build that inlined it and spilled 9 VGPRs
+in the kernel, perhaps another effect. The last clause (SIZE_CLAUSE) keeps the code a reviewer reads no larger than the
 original's: the LTO build of the kernel has at most the original's instructions (without it, the
 README's first case ended at 3,984 where its original had 1,242; issue 42). The oracle adds that
 the kernel must exist on both sides.

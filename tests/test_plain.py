@@ -7,7 +7,6 @@ import re
 import shlex
 
 import pytest
-
 from conftest import ROOT, needs_clang22
 from test_footprint import compiler, service
 
@@ -69,6 +68,16 @@ def kernels(c, text: bytes) -> dict[str, dict]:
         assert built.ok, built.message
         out[side] = built.summary.metrics
     return out
+
+
+def same_kernels(c, original: bytes, kern: str, texts: tuple[bytes, ...], base: str = "kern") -> None:
+    """Each of `texts` builds one kernel, named `base`, with the figures of `original`'s `kern` on both sides."""
+    before = kernels(c, original)
+    for text in texts:
+        after = kernels(c, text)
+        for side in SIDES:
+            (name,) = after[side]
+            assert base_name(name) == base and after[side][name] == before[side][kern]
 
 
 def test_a_kernel_template_becomes_the_plain_kernel_clang_prints(tmp_path):
@@ -969,12 +978,7 @@ def test_a_plain_kernels_aliases_are_seen_by_its_callees_in_an_enclosing_namespa
     (use,) = fp.callees
     assert use.name == "::lib::__plain_use" and use.aliases == () and f"(const {vec.name} &a)" in use.text
     callee = plain_step(values, kernel)
-    before = kernels(c, NESTED)
-    for text in (kernel, callee):
-        after = kernels(c, text)
-        for side in SIDES:
-            (name,) = after[side]
-            assert base_name(name) == "kern" and after[side][name] == before[side][NESTED_KERN]
+    same_kernels(c, NESTED, NESTED_KERN, (kernel, callee))
 
 
 # a plain kernel as an earlier plugin printed it: its aliases inside its block of namespaces,
@@ -1104,12 +1108,7 @@ def test_a_callee_given_a_lambda_becomes_plain_once_the_lambda_is_a_functor(tmp_
     assert b"float __plain_call1(const __plain_t0 &self, float x, const lib::__plain_closure_0 &f)" in second
     fp = values.footprint(second, second)
     assert fp is not None and fp.callees == () and fp.kept == ()
-    before = kernels(c, GIVEN_A_LAMBDA)
-    for text in (first, second):
-        after = kernels(c, text)
-        for side in SIDES:
-            (name,) = after[side]
-            assert base_name(name) == "kern" and after[side][name] == before[side][kern]
+    same_kernels(c, GIVEN_A_LAMBDA, kern, (first, second))
 
 
 # ck_tile's loops over compile-time indices, `static_for<0, N>{}([&](auto i) {...})` calling its

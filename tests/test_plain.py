@@ -1299,3 +1299,33 @@ def test_a_lambda_with_an_init_capture_a_shared_array_or_a_constant_that_does_no
     for side in SIDES:
         (name,) = after[side]
         assert base_name(name) == "kern" and after[side][name] == before[side][REFUSED_KERN]
+
+
+# hipconv's kernels: `__restrict__` pointers to an alias template's type named by a member of the
+# config, an object of a class type given as the template argument
+RESTRICT = b"""#include <hip/hip_runtime.h>
+namespace lib {
+enum class DType { F16, F32 };
+struct Config { DType type; int tile; };
+template <DType D> struct ToTypeImpl;
+template <> struct ToTypeImpl<DType::F32> { using type = float; };
+template <DType D> using ToType = typename ToTypeImpl<D>::type;
+template <Config C>
+__global__ void __launch_bounds__(64) kern(ToType<C.type>* __restrict__ out, const ToType<C.type>* __restrict__ in) {
+  for (int i = 0; i < C.tile; ++i) out[threadIdx.x * C.tile + i] = in[threadIdx.x + i] * 2;
+}
+}
+void launch(float* out, const float* in) { lib::kern<lib::Config{lib::DType::F32, 4}><<<1, 64>>>(out, in); }
+"""
+
+
+def test_a_restrict_pointer_to_a_type_named_through_the_config_is_spelled_through_its_alias(tmp_path):
+    """clang's printer spells the parameter `ToType<Config{1, 4}.type> *__restrict`, the enum's
+    member as an integer, which does not compile: hipconv's kernel stayed a template."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernIXtlNS_6ConfigELNS_5DTypeE1ELi4EEEEEvPNS_10ToTypeImplIXdtT_4typeEE4typeEPKS5_"
+    values = service(c, (kern,))
+    plain = plain_step(values, RESTRICT)
+    assert b"void kern(typename __plain_t0::type * __restrict out, const typename __plain_t0::type * __restrict in)" \
+        in plain
+    same_kernels(c, RESTRICT, kern, (plain,))

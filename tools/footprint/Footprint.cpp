@@ -1781,18 +1781,28 @@ static bool aliasedWithin(QualType T, const PrintingPolicy &Policy) {
          memberOfSpecialization(Bare);
 }
 
-// A type as a plain definition writes it: a class template's specialization, or a vector, through its alias.
+// A type as a plain definition writes it: a class template's specialization, or a vector, through
+// its alias. Its own qualifiers are written around the alias: `const` before a value's, and
+// `const`, `volatile` and `__restrict` after a pointer (hipconv's `const ToType<cfg.type>::type*
+// __restrict__` parameters, which clang's printer spells with the enum's members as integers).
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();
-  if ((Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare) || vectorWithin(Bare) ||
-       Names.functorWithin(Bare)) &&
-      (!T.hasLocalQualifiers() || T.getLocalQualifiers().hasOnlyConst())) {
-    std::string Spelled = Names.spell(Bare);
-    bool Space = !Name.empty() && !StringRef(Spelled).ends_with("&") && !StringRef(Spelled).ends_with("*");
-    OS << (T.isLocalConstQualified() ? "const " : "") << Spelled << (Space ? " " : "") << Name;
-  } else
+  Qualifiers Q = T.getLocalQualifiers();
+  Qualifiers Other = Q;
+  Other.removeCVRQualifiers();
+  bool Aliased = Bare.getAsString(Policy).find('<') != std::string::npos || memberOfSpecialization(Bare) ||
+                 vectorWithin(Bare) || Names.functorWithin(Bare);
+  bool Pointer = Bare->isPointerType();
+  if (!Aliased || !Other.empty() || (!Pointer && Q.getCVRQualifiers() & ~Qualifiers::Const)) {
     T.print(OS, Policy, Name);
+    return;
+  }
+  std::string Spelled = Names.spell(Bare);
+  std::string After = Pointer && Q.hasQualifiers() ? " " + Q.getAsString(Policy) : "";
+  bool Space = !Name.empty() && (!After.empty() || (!StringRef(Spelled).ends_with("&") &&
+                                                     !StringRef(Spelled).ends_with("*")));
+  OS << (!Pointer && Q.hasConst() ? "const " : "") << Spelled << After << (Space ? " " : "") << Name;
 }
 
 // The return type a callee's plain definition declares: what `auto` deduced, as a type; null

@@ -65,19 +65,34 @@ def test_candidates_led_by_the_include_read_the_pch_and_get_the_verdicts_of_a_bu
 
 
 @needs_clang22
-def test_an_original_whose_code_changes_with_the_pch_is_built_without_it(tmp_path):
+def test_an_original_whose_code_changes_with_the_pch_is_built_without_it(tmp_path, monkeypatch):
     """The PCH is built from another file than the candidate: a header whose code depends on the
-    main file's name (__BASE_FILE__) compiles differently with it, so the run does not use it."""
+    main file's name (__BASE_FILE__) compiles differently with it, so the run does not use it.
+    The cheaper variants are tried together first, then (when that build differs) each alone."""
+    from interestingness.oracle.spill import SpillSetup
+    tried: list[tuple[bool, bool, bool]] = []
+    builds_the_same = SpillSetup._builds_the_same
+
+    def counted(self, original, m, compiler):
+        tried.append((compiler.hip_headers.is_lean, compiler.pch, compiler.shared_front_end))
+        return builds_the_same(self, original, m, compiler)
+
+    monkeypatch.setattr(SpillSetup, "_builds_the_same", counted)
     (tmp_path / "inc" / "hip").mkdir(parents=True)
     (tmp_path / "inc" / "hip" / "hip_runtime.h").write_text(
         "#pragma once\n#define __global__ __attribute__((global))\n"
         "constexpr unsigned base_len = sizeof(__BASE_FILE__);\n")
     source = "#include <hip/hip_runtime.h>\n__global__ void k(unsigned* p) { p[0] = base_len; }\n"
     o = oracle(tmp_path, source, ["-Iinc"]).resolve(source.encode())
-    assert o.settings()["pch"] is False
+    assert o.settings()["pch"] is False and o.settings()["shared_front_end"] is True
+    # together, then the lean shim, the PCH and the shared front end each alone
+    assert tried == [(True, True, True), (True, False, False), (True, True, False), (True, False, True)]
+    tried.clear()
     same = oracle(tmp_path, source.replace("base_len", "7u"), ["-Iinc"]).resolve(
         source.replace("base_len", "7u").encode())
-    assert same.settings()["pch"] is True  # the same header, nothing depending on the file name
+    # the same header, nothing depending on the file name: one build decides both
+    assert same.settings()["pch"] is True and same.settings()["shared_front_end"] is True
+    assert tried == [(True, True, True)]
 
 
 @needs_clang22

@@ -228,18 +228,13 @@ class SpillSetup:
         assert built is not None  # both sides of the original compiled (above)
         lto = by_target(built, targets)
         loops = tuple(t for t in targets if self.loop_guard and (lto[t].get("loop_spill_ops") or 0) > 0)
-        lean_hip = self.compiler.hip_headers.lean()
-        lean = lean_hip is not None and self._builds_the_same(original, m,
-                                                              dataclasses.replace(self.compiler, hip=lean_hip))
-        chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
-        pch = prefix_pch.applies(original) and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
+        chosen, shared = self._cheaper_builds(original, m)
         with ThreadPoolExecutor(1) as beside:  # the UB guard's sanitized build needs no other: on a core of its own
-            sanitizing = beside.submit(self._sanitizer_level, original, dataclasses.replace(chosen, pch=pch), targets)
-            # with the PCH when the run has it: the shared front end reads it too (compile.Compiler.front_end)
-            # (the shared front end knows the default pair's pipelines only)
-            shared = self.compiler.sides == DEFAULT_SIDES and \
-                self._builds_the_same(original, m, dataclasses.replace(chosen, pch=pch, shared_front_end=True))
-            chosen = dataclasses.replace(chosen, pch=pch, shared_front_end=shared)
+            sanitizing = beside.submit(self._sanitizer_level, original,
+                                       dataclasses.replace(chosen, shared_front_end=False), targets)
+            if shared is None:  # with the PCH when the run has it: the shared front end reads it too
+                shared = self._builds_the_same(original, m, dataclasses.replace(chosen, shared_front_end=True))
+            chosen = dataclasses.replace(chosen, shared_front_end=shared)
             headers = files_sha256(self.compiler.headers(original))
             figures = {t: {s: by_target(m.metrics[s] or {}, targets).get(t) for s in m.metrics} for t in targets}
             original_figures = {t: self.predicate.bind(figures[t]).original for t in targets}
@@ -325,6 +320,25 @@ class SpillSetup:
                 notes.append(f"the UB guard lets a candidate access memory through null or a constant address "
                              f"{p.constant_addresses} time(s), as the original's {t} does")
         return {t: profiles[t] for t in targets}, notes, built
+
+    def _cheaper_builds(self, original: bytes, m: Measurement) -> tuple[Compiler, bool | None]:
+        """The compiler with every cheaper variant of the commands the original allows (the lean
+        shim, the prefix PCH) and whether the shared front end is one of them (None: not decided
+        yet). All are tried at once first, with the shared front end, the one build that usually
+        decides them all (on a real library's TU each of these builds is most of a minute); when
+        it differs from the original's, each is tried alone, in turn, as `_builds_the_same` says."""
+        lean_hip = self.compiler.hip_headers.lean()
+        pch = prefix_pch.applies(original)
+        shared = self.compiler.sides == DEFAULT_SIDES  # the shared front end knows the default pair's pipelines only
+        every = dataclasses.replace(self.compiler, hip=lean_hip or self.compiler.hip, pch=pch)
+        if (lean_hip is not None) + pch + shared >= 2 and \
+                self._builds_the_same(original, m, dataclasses.replace(every, shared_front_end=shared)):
+            return every, shared
+        lean = lean_hip is not None and self._builds_the_same(original, m,
+                                                              dataclasses.replace(self.compiler, hip=lean_hip))
+        chosen = dataclasses.replace(self.compiler, hip=lean_hip) if lean else self.compiler
+        pch = pch and self._builds_the_same(original, m, dataclasses.replace(chosen, pch=True))
+        return dataclasses.replace(chosen, pch=pch), (None if shared else False)
 
     def _builds_the_same(self, original: bytes, m: Measurement, compiler: Compiler) -> bool:
         """Whether the original builds the same code and figures, both sides, with `compiler` as

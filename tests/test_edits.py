@@ -1,4 +1,4 @@
-from reducer.text.edits import Edit, apply, compatible, line_span
+from reducer.text.edits import Edit, apply, carried, compatible, line_span
 
 TEXT = b"f(a, b, c)"
 
@@ -53,3 +53,30 @@ def test_line_span_takes_whole_line_only_when_alone():
     assert line_span(text, s, s + 2) == (3, 8)
     d = text.index(b"d")
     assert line_span(text, d, d + 2) == (d, d + 2)
+
+
+def test_items_carried_over_kept_edits_do_the_same_edits_on_the_new_text():
+    before = b"int a; int b; int c; int d;"
+    items = [(Edit(0, 6),), (Edit(7, 13),), (Edit(14, 20, b"long c;"),), (Edit(21, 27),)]
+    kept = [Edit(7, 13)]
+    after = apply(before, kept)
+    others = [items[0], items[2], items[3]]
+    rest = carried(others, kept, before, after)
+    assert rest == [(Edit(0, 6),), (Edit(8, 14, b"long c;"),), (Edit(15, 21),)]
+    # each carried item makes on the new text what it made on the old, the kept edit with it
+    for item, original in zip(rest, others):
+        assert apply(after, item) == apply(before, [*kept, *original])
+
+
+def test_an_item_touching_a_kept_edit_is_left_out_and_nothing_is_guessed():
+    before = b"f(a, b); g(c); h(d);"
+    # inside the kept edit, and an insertion where it ends: left out; the last one moves
+    kept = [Edit(0, 8, b"f();")]
+    rest = carried([(Edit(2, 3),), (Edit(8, 8, b" x;"),), (Edit(15, 20),)], kept, before, apply(before, kept))
+    assert rest == [(Edit(11, 16),)]
+    # overlapping kept edits, or a separator `apply` repaired: the offsets would be guesses
+    assert carried([(Edit(15, 20),)], [Edit(0, 5), Edit(3, 8)], before, apply(before, [Edit(0, 5), Edit(3, 8)])) == []
+    repaired = apply(before, [Edit(4, 6)])  # `f(a, )` loses its comma too
+    assert repaired.startswith(b"f(a);") and carried([(Edit(15, 20),)], [Edit(4, 6)], before, repaired) == []
+    # an item whose bytes are not where the shift puts them (the kept text is another one)
+    assert carried([(Edit(15, 20),)], [Edit(0, 1, b"F")], before, b"F" + before[1:15] + b"XXXXX") == []

@@ -772,3 +772,35 @@ def test_a_run_whose_budget_is_used_ends_with_its_newest_kept_candidate_confirme
             assert engine.result() == kept and not engine._checkpoints.chain
             assert oracle.confirmed[-1] == kept
     assert behind
+
+
+class CountedLines(passes.REGISTRY["lines"].__class__):
+    """`lines`, counting its enumerations, carrying its items or not."""
+
+    name, summary = "counted", "lines, counting its enumerations"
+
+    def __init__(self, carries: bool):
+        super().__init__()
+        self.carries_items, self.enumerations = carries, 0
+
+    def enumerate(self, src):
+        self.enumerations += 1
+        return super().enumerate(src)
+
+
+def test_a_pass_that_carries_its_items_is_asked_again_only_once_they_are_used_up():
+    """The same tests and result, at any jobs, with one enumeration where there was one per kept
+    chunk: the footprint's passes pay a compiler run for each."""
+    keep = tuple(f"k{i};".encode() for i in range(8))
+    text = b"".join(b"x%d;\n%s\n" % (i, k) for i, k in enumerate(keep))
+    runs = {}
+    for carries in (False, True):
+        for jobs in (1, 2):
+            p, oracle = CountedLines(carries), Contains(keep)
+            with Evaluator(oracle, jobs, "threading") as ev:
+                out = Engine(ev, "cpp", Schedule(main=[p])).reduce(text)
+            runs[carries, jobs] = out, oracle.calls if jobs == 1 else sorted(set(oracle.calls)), p.enumerations
+    assert len({out for out, _, _ in runs.values()}) == 1 and b"x" not in runs[True, 1][0]
+    assert runs[True, 1][1] == runs[False, 1][1] and runs[True, 2][1] == runs[False, 2][1]
+    kept_chunks = runs[False, 1][2] - runs[True, 1][2]
+    assert kept_chunks >= 4 and runs[True, 1][2] <= 3, (runs[False, 1][2], runs[True, 1][2])

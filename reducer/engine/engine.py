@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from ..passes import Pass
-from ..text.edits import Item, apply
+from ..text.edits import Item, apply, carried
 from ..text.source import Source
 from .checkpoints import Checkpoints, Kept
 from .evaluate import Confirmation, Evaluator, Found
@@ -330,7 +330,8 @@ class Engine:
 
     def _ddmin(self, p: Pass, level: int, items: list[Item], stats: PassYield, clock: _PassClock) -> None:
         """Chunks of consecutive items, biggest first; after an accepted chunk the items are
-        enumerated afresh and the search goes on at the same position; the first size is capped
+        enumerated afresh (for a pass that `carries_items`, once the others, carried over the
+        kept edits, are used up) and the search goes on at the same position; the first size is capped
         by the pass's last run at this level (`_chunk_start`), unless the pass's items go together
         (`whole_first`)."""
         key = (self._part, p.name, level)
@@ -359,11 +360,15 @@ class Engine:
                     break
                 index = found[0]
                 start = pos + index * size  # the part's candidate again: the evaluator saw it joined
-                self._accept(self._apply(level, self._best.text, items[start:start + size]), p)
+                before, chunk = self._best.text, items[start:start + size]
+                kept = self._apply(level, before, chunk)
+                self._accept(kept, p)
                 largest = max(largest, size)
                 pos += index * size
                 self._revisit(p)
-                items = self._items_beside_confirmation(p, level, clock)
+                rest = carried(items[:start] + items[start + size:], chain.from_iterable(chunk), before, kept) \
+                    if p.carries_items and self._best.text == kept else []
+                items = rest or self._items_beside_confirmation(p, level, clock)
             size //= 2
         self._chunk_start[key] = max(1, 2 * largest)
 

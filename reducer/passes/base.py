@@ -33,6 +33,11 @@ class Pass:
     # engine's syntax pre-filter would only see its error recovery's noise (on ck_tile's 1,891
     # parse errors, deleting comments moved the count either way, and kept candidates out).
     syntax_neutral: bool = False
+    # Its items stay what they were once others of them are kept: after an accepted chunk the
+    # engine carries the rest over the kept edits instead of asking the pass again, until they
+    # are used up. For passes whose enumeration is a compiler run (the footprint: most of a
+    # minute on a real library's TU), each item an edit of its own text.
+    carries_items: bool = False
 
     def __init__(self, name: str | None = None, summary: str | None = None):
         self.name = name or self.name

@@ -31,6 +31,7 @@ class Branches(Pass):
     name = "branches"
     summary = "delete cases of a switch and either branch of an if that dispatches to other instantiations, first"
     needs_tree = True
+    carries_items = True  # its enumeration asks the footprint
 
     def items(self, src: Source, level: int) -> list[Item] | None:
         if level > 1:

@@ -16,6 +16,7 @@ from .base import Pass
 class Folded(Pass):
     name = "folded"
     summary = "replace a condition constant in every instantiation by the branch it takes (clang plugin)"
+    carries_items = True  # its enumeration asks the footprint
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None

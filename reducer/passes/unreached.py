@@ -25,6 +25,7 @@ class Unreached(Pass):
     summary = ("delete the declarations the kept kernels do not reach and the branches no instantiation takes "
                "(clang plugin)")
     whole_first = True
+    carries_items = True  # its enumeration asks the footprint
 
     def enumerate(self, src: Source) -> list[Item]:
         fp = src.values.footprint(src.text) if src.values is not None else None

@@ -4,7 +4,7 @@ of overlapping or nested items well defined."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -82,6 +82,42 @@ def _clashes(taken: list[Edit], e: Edit) -> bool:
             return True
         k += 1
     return False
+
+
+def carried(items: Iterable[Item], kept: Iterable[Edit], before: bytes, after: bytes) -> list[Item]:
+    """`items`, made on `before`, as they stand on `after`, the text `apply` made of `before` and
+    the edits `kept`: each edit moved by what the kept ones before it added or removed. An item
+    with an edit touching a kept one, or whose range no longer holds the same bytes, is left
+    out; none is carried when the kept edits overlap or `apply` repaired a separator (the
+    lengths do not add up): the offsets would be guesses."""
+    kept = sorted(set(kept))
+    if any(a.end > b.start for a, b in zip(kept, kept[1:])) or \
+            len(after) != len(before) + sum(len(k.replacement) - (k.end - k.start) for k in kept):
+        return []
+    starts, ends, shifts = [k.start for k in kept], [k.end for k in kept], [0]
+    for k in kept:
+        shifts.append(shifts[-1] + len(k.replacement) - (k.end - k.start))
+    out = []
+    for item in items:
+        moved = []
+        for e in item:
+            before_e = bisect_right(ends, e.start)  # the kept edits ending at or before it
+            if any(_touches(kept[j], e) for j in range(max(0, before_e - 2), bisect_right(starts, e.end))):
+                break
+            m = Edit(e.start + shifts[before_e], e.end + shifts[before_e], e.replacement)
+            if after[m.start:m.end] != before[e.start:e.end]:
+                break
+            moved.append(m)
+        else:
+            out.append(tuple(moved))
+    return out
+
+
+def _touches(a: Edit, b: Edit) -> bool:
+    """Whether two edits overlap, or one inserts where the other starts or ends."""
+    if a.start == a.end or b.start == b.end:
+        return a.start <= b.end and b.start <= a.end
+    return a.start < b.end and b.start < a.end
 
 
 def _repair_separator(out: bytearray, j: int) -> int:

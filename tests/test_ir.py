@@ -95,6 +95,15 @@ def test_the_allocation_is_held_where_the_unified_file_is_the_ceiling_reached():
     for total, vgpr, occupancy in ((256, 256, 2), (16, 16, 8), (512, 248, 1)):
         held = default_predicate(1, False, {**budget, "vgpr": vgpr, "vgpr_total": total, "occupancy": occupancy})
         assert "llc.vgpr_total == orig.llc.vgpr_total" in held
+    assert "calls" not in arch
+
+
+def test_a_call_of_the_original_stays_a_call():
+    """The figures are the kernel's call graph's: where the original calls the function that
+    spills, a module with the callee folded into the kernel spills elsewhere (issue 44)."""
+    budget = {"max_flat_workgroup_size": 512, "vgpr": 256, "vgpr_total": 256, "occupancy": 2}
+    assert default_predicate(1, False, {**budget, "calls": 1}).endswith(" and llc.calls > 0")
+    assert "calls" not in default_predicate(1, False, {**budget, "calls": 0})
 
 
 def test_default_predicate_keeps_spill_mfma_count_and_budget(tools, small):

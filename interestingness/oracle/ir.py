@@ -143,11 +143,15 @@ def default_predicate(min_spills: int, differential: bool, original: Metrics) ->
     budget and the allocation is not held: at the same occupancy it stays above 256, and
     holding it would refuse nearly every deletion (it moves the AGPR count). For a
     differential, the alt side spills at most a quarter as much, as in the source oracle's
-    default."""
+    default. When the original's kernel calls a function (the figures are its call graph's), a
+    call stays, as the source oracle's default keeps full LTO's (issue 44): a module whose
+    callee was folded into the kernel spills elsewhere, perhaps for another reason."""
     text = f"llc.vgpr_spills >= {min_spills} and llc.spill_ops > 0 and llc.mfma == orig.llc.mfma"
     arch_bound = original.get("vgpr") == ARCH_VGPR_CEILING and original.get("vgpr_total") != ARCH_VGPR_CEILING
     text += "".join(f" and llc.{m} == orig.llc.{m}" for m in BUDGET_METRICS
                     if original.get(m) is not None and not (m == "vgpr_total" and arch_bound))
+    if original.get("calls"):
+        text += " and llc.calls > 0"
     if differential:
         text += (" and alt.spill_ops * 4 <= llc.spill_ops and alt.vgpr_spills * 4 <= llc.vgpr_spills"
                  " and alt.mfma == llc.mfma")

@@ -66,7 +66,7 @@ _INPUT_EXIT = {"not-ir": EXIT_NOT_IR, "target": EXIT_WRONG_TARGET, "llc": EXIT_L
               "figures orig.llc.METRIC, orig.alt.METRIC [default: llc.vgpr_spills >= MIN_SPILLS and llc.spill_ops > 0, "
               "and the original's MFMA count, launch bound (max_flat_workgroup_size), VGPR allocation (vgpr_total, "
               "unless the 256 architectural VGPRs are the ceiling reached), architectural VGPRs (vgpr) and occupancy: "
-              "the same budget, reached].")
+              "the same budget, reached; a call where the original's kernel calls a function].")
 @click.option("--min-spills", type=click.IntRange(1), default=1, show_default=True,
               help="VGPRs that must still spill, for the default predicate.")
 @click.option("--mcpu", default="gfx950", show_default=True, help="llc -mcpu.")

@@ -221,11 +221,8 @@ def test_a_static_members_types_that_name_its_class_members_become_their_values(
     assert "constexpr" not in widen.text and "= const " not in widen.text
     callees = plain_step(values, kernel)
     assert b"__plain_run(" in callees
-    before, after = kernels(c, MEMBERS), kernels(c, callees)
-    for side in SIDES:
-        (name,) = after[side]
-        # the same code as the template's instantiation: every figure
-        assert base_name(name) == "kern" and after[side][name] == before[side][MEMBERS_KERN]
+    # the same code as the template's instantiation: every figure
+    same_kernels(c, MEMBERS, MEMBERS_KERN, (callees,))
 
 
 @pytest.mark.parametrize("case", ["wgrad_tiny_pos", "mfconv_pos"])
@@ -571,10 +568,7 @@ def test_the_chain_of_levels_is_one_item_within_the_growth_bound(tmp_path):
     assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
     assert b"{ return x * N" not in chained and b"{ return inner<N + 1>" not in chained and b"float acc" in chained
     assert b"__plain_outer(in[threadIdx.x])" in chained and b"__plain_inner(x)" in chained
-    before, after = kernels(c, CHAIN), kernels(c, chained)
-    for side in SIDES:
-        (name,) = after[side]
-        assert base_name(name) == "kern" and after[side][name] == before[side][CHAIN_KERN]
+    same_kernels(c, CHAIN, CHAIN_KERN, (chained,))
     # nothing left to chain from the last text: no item at level 0, and none at level 1
     done = source(chained)
     assert step.items(done, 0) == [] and step.items(done, 1) == []
@@ -652,11 +646,8 @@ def test_an_object_of_a_const_type_argument_is_built_through_an_alias_of_the_who
     assert f"static_assert({whole[2]}::size % 2 == 0, " in printed(run) and f" + {whole[2]}::size]" in printed(run)
     callee = plain_step(values, kernel)
     assert b"__plain_run(c, in)" in callee
-    before, after = kernels(c, CONSTARG), kernels(c, callee)
-    for side in SIDES:
-        (name,) = after[side]
-        # the same code as the template's instantiation: every figure
-        assert base_name(name) == "kern" and after[side][name] == before[side][CONSTARG_KERN]
+    # the same code as the template's instantiation: every figure
+    same_kernels(c, CONSTARG, CONSTARG_KERN, (callee,))
 
 
 # composable_kernel's mfma `run`: a member template taking references to vectors (`const
@@ -1192,10 +1183,7 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
     assert "[&]" not in text.split("void launch")[1]
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
-    before, after = kernels(c, CLOSURES), kernels(c, chained)
-    for side in SIDES:
-        (name,) = after[side]
-        assert base_name(name) == "kern" and after[side][name] == before[side][CLOSURES_KERN]
+    same_kernels(c, CLOSURES, CLOSURES_KERN, (chained,))
 
 
 # a lambda held in a local and captured by another lambda: its closure's type is spelled by its
@@ -1218,10 +1206,7 @@ def test_a_lambda_captured_by_another_is_spelled_by_its_functors_name(tmp_path):
     kernel = plain_step(values, CAPTURED_LAMBDA)
     assert b"struct __plain_closure_1 {\n__plain_closure_0 &add;\nconst float *&x;\n" in kernel
     assert b"auto add = __plain_closure_0{acc};" in kernel and b"(__plain_closure_1{add, x});" in kernel
-    before, after = kernels(c, CAPTURED_LAMBDA), kernels(c, kernel)
-    for side in SIDES:
-        (name,) = after[side]
-        assert base_name(name) == "kern" and after[side][name] == before[side][kern]
+    same_kernels(c, CAPTURED_LAMBDA, kern, (kernel,))
 
 
 # ck_tile's pipeline: a local whose type is dependent in the template (`decltype` of a call on
@@ -1255,10 +1240,7 @@ def test_a_local_the_instantiation_returns_without_nrvo_is_returned_as_a_move(tm
     first = plain_step(values, plain_step(values, NO_NRVO))
     assert b"__plain_make(const float *in, lib::__plain_closure_0 f)" in first
     assert b"return static_cast<decltype(f(in)) &&>(acc);" in first
-    before, after = kernels(c, NO_NRVO), kernels(c, first)
-    for side in SIDES:
-        (name,) = after[side]
-        assert base_name(name) == "kern" and after[side][name] == before[side][kern]
+    same_kernels(c, NO_NRVO, kern, (first,))
 
 
 # lambdas no functor is printed for: an init-capture; a `__shared__` array of the kernel, which
@@ -1295,10 +1277,7 @@ def test_a_lambda_with_an_init_capture_a_shared_array_or_a_constant_that_does_no
     assert fp is not None and fp.callees == ()
     assert [why for name, why in fp.kept if name == "lib::static_for::operator()"] == [
         "not printable: a closure's type, a lambda's parameter pack, parameters of one name, an undeduced return type"]
-    before, after = kernels(c, REFUSED), kernels(c, kernel)
-    for side in SIDES:
-        (name,) = after[side]
-        assert base_name(name) == "kern" and after[side][name] == before[side][REFUSED_KERN]
+    same_kernels(c, REFUSED, REFUSED_KERN, (kernel,))
 
 
 # hipconv's kernels: `__restrict__` pointers to an alias template's type named by a member of the

@@ -22,12 +22,13 @@ from reducer.text.flatten import flatten, include_dirs  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     usage="%(prog)s FILE [--predicate P] -- FLAGS")
     parser.add_argument("file", type=Path)
     parser.add_argument("--predicate", default=None, help="as `reduce --predicate` (default: reduce's)")
-    parser.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the clang flags")
-    args = parser.parse_args()
-    flags = [f for f in args.flags if f != "--"]
+    args, flags = parser.parse_args(argv[:cut]), argv[cut + 1:]
     text, headers = flatten(args.file.resolve(), args.file.read_bytes(), include_dirs(flags, Path.cwd()))
     with tempfile.TemporaryDirectory() as work:
         flat = Path(work) / args.file.name

@@ -119,9 +119,9 @@ def test_save_temps_never_reaches_clang(tmp_path):
     kept = sorted(tmp_path.glob("reduce-*"))
     # resolve: both sides, then once with the lean shim and the shared front end together (one
     # directory for both sides, one build deciding both); the UB guard's sanitized build (IR);
-    # then, with the shared front end, the init guard's zero and pattern builds (LTO); the guards' builds from one front end
-    # (tools/variants: its run, then from the variants the sanitized IR and the init guard's two LTO
-    # builds, compared with those above); test: the LTO side, which settles this predicate (the
+    # then, with the shared front end, the init guard's zero and pattern builds (LTO); the guards'
+    # builds from one front end (tools/variants: its run, then from the variants the sanitized IR
+    # and the init guard's two LTO builds, compared with those above); test: the LTO side, which settles this predicate (the
     # guards' builds of a candidate are `confirm`'s, for a candidate kept)
     assert len(kept) == 11
     shared = {"k.hip", "fe.bc", "pre.bc", "out.s.lto.s"}

@@ -91,17 +91,18 @@ def carried(items: Iterable[Item], kept: Iterable[Edit], before: bytes, after: b
     out; none is carried when the kept edits overlap or `apply` repaired a separator (the
     lengths do not add up): the offsets would be guesses."""
     kept = sorted(set(kept))
-    if any(a.end > b.start for a, b in zip(kept, kept[1:])) or \
-            len(after) != len(before) + sum(len(k.replacement) - (k.end - k.start) for k in kept):
-        return []
     starts, ends, shifts = [k.start for k in kept], [k.end for k in kept], [0]
-    for k in kept:
+    for k in kept:  # shifts[i]: what the first i kept edits added or removed
         shifts.append(shifts[-1] + len(k.replacement) - (k.end - k.start))
+    if any(a.end > b.start for a, b in zip(kept, kept[1:])) or len(after) != len(before) + shifts[-1]:
+        return []
     out = []
     for item in items:
         moved = []
         for e in item:
             before_e = bisect_right(ends, e.start)  # the kept edits ending at or before it
+            # those that may touch it: from the two before it (an insertion and a deletion may
+            # both end where it starts) to the last starting at or before its end
             if any(_touches(kept[j], e) for j in range(max(0, before_e - 2), bisect_right(starts, e.end))):
                 break
             m = Edit(e.start + shifts[before_e], e.end + shifts[before_e], e.replacement)

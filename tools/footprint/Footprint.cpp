@@ -1783,8 +1783,9 @@ static bool aliasedWithin(QualType T, const PrintingPolicy &Policy) {
 
 // A type as a plain definition writes it: a class template's specialization, or a vector, through
 // its alias. Its own qualifiers are written around the alias: `const` before a value's, and
-// `const`, `volatile` and `__restrict` after a pointer (hipconv's `const ToType<cfg.type>::type*
-// __restrict__` parameters, which clang's printer spells with the enum's members as integers).
+// `const`, `volatile` and `__restrict` after a pointer (hipconv's `const ToType<cfg.type>*
+// __restrict__` parameters, whose alias template's argument clang's printer spells with the
+// enum's members as integers).
 static void printType(QualType T, const std::string &Name, TypeNames &Names, const PrintingPolicy &Policy,
                       raw_ostream &OS) {
   QualType Bare = T.getLocalUnqualifiedType();

@@ -656,6 +656,35 @@ def test_revisit_passes_run_after_a_pass_that_changed_the_file_and_only_then():
     assert runs == {1: ["watch", "lines", "watch", "idle"], 2: ["watch", "lines", "idle"]}
 
 
+class Renames(Watches):
+    """Proposes one edit once the file is small: `int v11 = 11;` -> `int v11;` (a stand-in for `plain`, whose
+    change leaves the passes before it something new)."""
+
+    name = "renames"
+
+    def enumerate(self, src):
+        self.seen.append(len(src.text))
+        at = src.text.find(b"v11 = 11")
+        return [(Edit(at + 3, at + 8),)] if at >= 0 and len(src.text) < 100 else []
+
+
+def test_a_revisit_pass_that_changed_the_file_within_a_pass_runs_the_revisit_passes_before_it_again():
+    """Within `lines`, the revisit passes run once the file has shrunk by a fifth; when `renames`
+    (after `watch`) changes it there, `watch` runs again at once, not once it has shrunk by a
+    fifth more."""
+    watch, renames = Watches(), Renames("renames")
+    lines = [b"int v%d = %d;\n" % (i, i) for i in range(12)]
+    needles = (b"v0 ", b"v1 ", b"v11")
+    runs: list[str] = []
+    with Evaluator(Contains(needles), 1) as ev:
+        Engine(ev, "cpp", Schedule(main=[watch, renames, *passes.resolve(["lines"])], revisit=[watch, renames]),
+               hooks=Hooks(on_event=lambda kind, s: kind == "pass" and runs.append(s.current_pass))).reduce(
+            b"".join(lines))
+    changed = renames.seen.index(next(n for n in renames.seen if n < 100))  # its run that changed the file
+    at = [i for i, n in enumerate(runs) if n == "renames"][changed]
+    assert runs[at - 1:at + 3] == ["watch", "renames", "watch", "lines"]
+
+
 def test_coarse_passes_run_again_once_the_fine_passes_have_shrunk_the_file_by_a_tenth():
     first, watch, idle = Watches("coarse"), Watches(), Watches("idle")
     main = [first, watch, *passes.resolve(["lines"]), idle]

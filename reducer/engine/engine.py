@@ -273,11 +273,19 @@ class Engine:
         again = self.schedule.within(p, self._best.text)
         if not again:
             return
-        for q in again:
-            self._run_pass(q)
+        self._run_revisits(again)
         self.schedule.revisited(self._best.text)
         self.status.current_pass = p.name
         self.hooks.on_event("pass", self.status)
+
+    def _run_revisits(self, passes: list[Pass]) -> None:
+        """Run the revisit passes `passes` within another pass, each followed by those the
+        schedule runs again after it (`again`: a kernel made plain leaves its template unreached
+        now, not once the part has shrunk by a fifth more)."""
+        for q in passes:
+            before = self._best.text
+            self._run_pass(q)
+            self._run_revisits(self.schedule.again(q, self._best.text != before))
 
     def _run_pass(self, p: Pass) -> None:
         if p.name in self.status.dropped or (p.needs_tree and self._best.tree is None):

@@ -140,7 +140,7 @@ class Schedule:
             self._revisited = text
         if self.coarse and p is self.coarse[-1]:
             self._coarse_mark = len(text)
-        if p in self.revisit and changed and (earlier := self.revisit[:self.revisit.index(p)]):
+        if earlier := self.again(p, changed):
             return earlier
         if p in self.coarse:
             return []
@@ -150,6 +150,12 @@ class Schedule:
         if self.revisit and p not in self.revisit and text != self._revisited:
             return self.revisit
         return []
+
+    def again(self, p: Pass, changed: bool) -> list[Pass]:
+        """`p` has run and `changed` the part: the revisit passes before it when it is one of them
+        (what `plain` made of the kernel leaves its template to `unreached`), in a sweep or within
+        another pass alike; else none."""
+        return self.revisit[:self.revisit.index(p)] if p in self.revisit and changed else []
 
     def within(self, p: Pass, text: bytes) -> list[Pass]:
         """`p` has just made the part `text`, in a sweep: the passes to run before its next

@@ -4,16 +4,22 @@ restricted to a few pass names so the file takes well under a minute. Whether a 
 one is checked by builds the test makes itself, read by the test's own regexes, not the tool's."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
+from interestingness.compiler.compile import LTO, Compiler
+from interestingness.compiler.sides import DEFAULT_SIDES, default_predicate
+from interestingness.measure.predicates import DEFAULT_EFFECT
+from interestingness.oracle.spill import SpillSetup
 from interestingness.tools import explain as ex
 from interestingness.tools.explain import ExplainError, explain_file, explain_ir
 from interestingness.tools.explain.dumps import Dump, pick_dumps
@@ -33,7 +39,7 @@ from interestingness.tools.explain.report import (
     side_by_side,
     write_explain,
 )
-from interestingness.tools.explain.stages import LINK, NOLTO_STAGE, PRELINK, default_stages
+from interestingness.tools.explain.stages import LINK, NOLTO_STAGE, PRELINK, SourceBuilds, default_stages
 
 K = "_Z12wgrad_kernel10ConvParams"
 TINY = ROOT / "corpora" / "wgrad_tiny_pos" / "result.hip"
@@ -209,10 +215,32 @@ def _default_predicate(lto: dict, nolto: dict) -> bool:
             and lto["mfma"] > 0 and lto["mfma"] == nolto["mfma"])
 
 
+def _counted(real, kind: str, built: list[str]):
+    """`real` (Compiler.compile or .backend), noting `kind` for each of explain's builds: those
+    that keep the compiler's stderr (the target's resolution keeps none)."""
+    def wrapper(self, *args, **kwargs):
+        if kwargs.get("keep_stderr"):
+            built.append(kind)
+        return real(self, *args, **kwargs)
+    return wrapper
+
+
 @pytest.fixture(scope="module")
-def link_result(tmp_path_factory):
-    return explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=[*LINK_PASSES, "no-such-pass"],
-                        workdir=tmp_path_factory.mktemp("explain"), knobs=())  # the knobs: test_knobs.py
+def link_run(tmp_path_factory):
+    """explain of the tiny kernel's LTO link (a few names), and how many of its builds ran through
+    the driver and how many from the shared front end's bitcode."""
+    built: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Compiler, "compile", _counted(Compiler.compile, "driver", built))
+        mp.setattr(Compiler, "backend", _counted(Compiler.backend, "split", built))
+        result = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=[*LINK_PASSES, "no-such-pass"],
+                              workdir=tmp_path_factory.mktemp("explain"), knobs=())  # the knobs: test_knobs.py
+    return result, Counter(built)
+
+
+@pytest.fixture(scope="module")
+def link_result(link_run):
+    return link_run[0]
 
 
 @needs_clang22
@@ -263,6 +291,56 @@ def test_a_name_that_changed_nothing_is_settled_without_a_build_of_its_own(link_
     assert _build("lto", ["-Xoffload-linker", "-mllvm=-opt-disable=globaldce"], tmp_path) == \
         _build("lto", [], tmp_path)
     assert "*not built*" in render_markdown(r)
+
+
+@needs_clang22
+def test_after_the_logs_every_build_runs_its_own_stage_alone(link_run):
+    r, built = link_run
+    assert r.split and "split check" in r.phases
+    assert "one front end's bitcode" in render_markdown(r)
+    # the three stages' log builds through the driver; the check of the split and all the rest from the bitcode
+    assert built == {"driver": 3, "split": r.builds - 3}, built
+
+
+def _runs(build) -> list[tuple]:
+    """A build's pass executions but for what a loop is called: the split cc1 keeps the name of its header."""
+    return [(r.index, r.name, r.ran, r.function, r.kernel) for r in parse_log(build.log, build.on(K))]
+
+
+@needs_clang22
+def test_each_stage_built_alone_from_the_shared_bitcode_is_the_drivers_build(tmp_path):
+    source = TINY.read_bytes()
+    oracle = SpillSetup(TINY, FLAGS, predicate=default_predicate(DEFAULT_SIDES, DEFAULT_EFFECT), tmp_dir=tmp_path,
+                        ub_guard=False, init_guard=False, loop_guard=False).resolve(source, focus=True)
+    b = SourceBuilds(oracle, source, str(TINY))
+    assert oracle.compiler.shared_front_end and b.share() == ""
+    for stage in b.stages:
+        for opts in (["-opt-bisect-limit=-1"], ["-opt-disable=instcombine", "-opt-disable-enable-verbosity"]):
+            driver, split = b.build(stage, opts, split=False), b.build(stage, opts, split=True)
+            assert driver.ok and driver.figures == split.figures and driver.functions == split.functions, stage
+            assert len(_runs(split)) > 100 and _runs(split) == _runs(driver), (stage, opts)
+    # the link runs lld alone on the pre-link bitcode made once; an option of the pre-link compile runs that compile
+    front_end, pre_link = b.shared
+    link = b.compiler.backend(LTO, front_end, pre_link=pre_link, passes=b.options(LINK, ["-opt-bisect-limit=-1"]))
+    assert link.ok and [Path(cmd[0]).name for cmd in link.pipeline] == ["lld"]
+    assert "-plugin-opt=-opt-bisect-limit=-1" in link.pipeline[0]  # where the driver puts it
+    pre = b.compiler.backend(LTO, front_end, pre_link=pre_link, passes=b.options(PRELINK, ["-opt-bisect-limit=-1"]))
+    assert len(pre.pipeline) == 2 and "-opt-bisect-limit=-1" in pre.pipeline[0]
+
+
+@needs_clang22
+def test_split_builds_unlike_the_drivers_are_not_used(monkeypatch, tmp_path):
+    real = Compiler.backend
+
+    def one_more_execution(self, *args, **kwargs):
+        c = real(self, *args, **kwargs)
+        return dataclasses.replace(c, stderr=c.stderr + "BISECT: running pass (9999) made-up on [module]\n")
+
+    monkeypatch.setattr(Compiler, "backend", one_more_execution)
+    r = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=["early-machinelicm"], dumps=False, search=False,
+                     workdir=tmp_path, knobs=())
+    assert not r.split and any("through the clang driver" in n for n in r.notes)
+    assert [(a.name, a.outcome) for a in r.ablations] == [("early-machinelicm", "culprit")]
 
 
 @needs_clang22

@@ -8,7 +8,9 @@ Two ways to build (`Build`): through the driver, one compile per side, each with
 end; or with one shared front end (`Compiler.shared_front_end`): the device cc1 of the LTO side
 stops at the bitcode IRGen made (`-disable-llvm-passes`, use-list order kept), and both sides'
 pipelines run from it, with the cc1 and lld commands the driver itself would run (`-###`). The
-oracle uses the second only once the original builds the same code and figures both ways.
+oracle uses the second only once the original builds the same code and figures both ways; so does
+`reduce explain`, whose LTO links with options of their own also share one pre-link compile
+(`Compiler.pre_link`).
 """
 from __future__ import annotations
 
@@ -311,7 +313,7 @@ class Compiler:
             cmd = self.shared_commands(extra, pch).front_end
         except SharedFrontEndError as e:
             return FrontEnd(b"", time.monotonic() - start, (), failure="infra", message=str(e))
-        return self._run_front_end(cmd, content, pch, env, "reduce-fe-", lambda work, res, kept: FrontEnd(
+        return self._run_cc1(cmd, content, pch, env, "reduce-fe-", lambda work, res, kept: FrontEnd(
             (work / FE_OUT).read_bytes(), res.seconds, cmd, uninitialized=len(UNINITIALIZED.findall(res.stderr)),
             artifacts=kept))
 
@@ -332,23 +334,40 @@ class Compiler:
         cmd[i:i + 2] = ["-load", str(plugin), "-add-plugin", "variants",
                         *(a for name, s in settings.items() for a in ("-plugin-arg-variants", f"{WORK}/{name}.bc={s}"))]
         cmd[cmd.index("-emit-llvm-bc")] = "-fsyntax-only"
-        out = self._run_front_end(tuple(cmd), content, pch, env, "reduce-variants-", lambda work, res, kept: {
+        out = self._run_cc1(tuple(cmd), content, pch, env, "reduce-variants-", lambda work, res, kept: {
             name: FrontEnd((work / f"{name}.bc").read_bytes(), res.seconds if k == 0 else 0.0, tuple(cmd),
                            uninitialized=len(UNINITIALIZED.findall(res.stderr)))
             for k, name in enumerate(settings)})
         return dict.fromkeys(settings, out) if isinstance(out, FrontEnd) else out
 
-    def _run_front_end(self, cmd: tuple[str, ...], content: bytes, pch: Sequence[str], env: dict[str, str],
-                       prefix: str, read: Callable[[Path, Any, str | None], T]) -> T | FrontEnd:
-        """Run a device cc1 `cmd` on `content` in a test directory of its own; `read(work, result,
-        artifacts)` gives what a run that succeeded made, a failure is a FrontEnd that says which
-        (our PCH that clang could not use is forgotten: infra, not the candidate's fault)."""
+    def pre_link(self, front_end: FrontEnd, extra: Sequence[str] = ()) -> FrontEnd:
+        """The LTO side's pre-link bitcode (PRE_OUT) made from the front end's with `extra`: made
+        once, it serves every LTO link whose options leave that compile as it was (`backend`'s
+        `pre_link`: `reduce explain`'s link stage). Its seconds count the front end's too: a link
+        from it has what the whole build would have left of the timeout."""
+        try:
+            cmd = self.shared_commands(extra).pipelines[LTO][0]
+        except SharedFrontEndError as e:
+            return FrontEnd(b"", 0.0, (), failure="infra", message=str(e))
+        return self._run_cc1(cmd, front_end.bitcode, (), self._env(), "reduce-pre-", lambda work, res, kept: FrontEnd(
+            (work / PRE_OUT).read_bytes(), front_end.seconds + res.seconds, cmd, uninitialized=front_end.uninitialized,
+            artifacts=kept), bitcode=True)
+
+    def _run_cc1(self, cmd: tuple[str, ...], content: bytes, pch: Sequence[str], env: dict[str, str],
+                 prefix: str, read: Callable[[Path, Any, str | None], T], bitcode: bool = False) -> T | FrontEnd:
+        """Run a device cc1 `cmd` on `content` (the source, or with `bitcode` the front end's
+        bitcode, FE_OUT) in a test directory of its own; `read(work, result, artifacts)` gives what
+        a run that succeeded made, a failure is a FrontEnd that says which (our PCH that clang
+        could not use is forgotten: infra, not the candidate's fault)."""
         try:
             work = test_dir(prefix, self.tmp_parent)
         except OSError as e:
             return FrontEnd(b"", 0.0, cmd, failure="infra", message=f"temp dir: {e}")
         try:
-            self._write(work, content)
+            if bitcode:
+                (work / FE_OUT).write_bytes(content)
+            else:
+                self._write(work, content)
             res = run(_in(cmd, work), cwd=work, timeout=self.timeout, env=env | {"TMPDIR": str(work)}, fork_server=True)
             kept = str(work) if self.keep_artifacts else None
             failed = _failure(res, self.timeout, pch[-1] if pch else None)
@@ -365,38 +384,51 @@ class Compiler:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
 
-    def backend(self, side: str, front_end: FrontEnd, extra: Sequence[str] = (), emit: str = "asm") -> Compiled:
+    def backend(self, side: str, front_end: FrontEnd, extra: Sequence[str] = (), emit: str = "asm",
+                keep_stderr: bool = False, pre_link: FrontEnd | None = None, passes: Sequence[str] = ()) -> Compiled:
         """`side` built from the front end's bitcode, with the pipelines the driver would run
         after it (`shared_commands`), within what the front end left of the timeout; with
-        emit="ir", the no-LTO side's optimised IR (the UB guard's build: `command`'s "ir"). With
-        `keep_artifacts`, in the front end's directory: one directory per candidate and flags."""
+        emit="ir", the no-LTO side's optimised IR (the UB guard's build: `command`'s "ir").
+        `passes`: as `compile`'s, after `extra`; the driver is asked where they land once per
+        shape of them (`_placed`), not once per build. `pre_link` (this front end's `pre_link`):
+        the LTO side starts from its bitcode when the options leave the pre-link compile's command
+        as it was (options of the link only), else that compile runs. `keep_stderr`: as
+        `compile`'s. With `keep_artifacts`, in the front end's directory: one directory per
+        candidate and flags."""
         env = self._env()
-        driver = tuple(self.command(side, emit, extra=extra))
+        driver = tuple(self.command(side, emit, extra=[*extra, *passes]))
         start = time.monotonic()
         try:
-            pipeline = self.shared_commands(extra).pipelines[side] if emit == "asm" else (self._ir_pipeline(extra),)
+            pipeline = self._placed(side, extra, passes) if emit == "asm" else \
+                (self._ir_pipeline([*extra, *passes]),)
         except SharedFrontEndError as e:
             return Compiled(side, driver, time.monotonic() - start, failure="infra", message=str(e))
+        source, source_file = front_end, FE_OUT
+        if pre_link is not None and pre_link.ok and side == LTO and emit == "asm" and \
+                _same_unit(pipeline[0], pre_link.command):
+            source, source_file, pipeline = pre_link, PRE_OUT, pipeline[1:]
         try:
             work = Path(front_end.artifacts) if front_end.artifacts else test_dir(f"reduce-{side}-", self.tmp_parent)
         except OSError as e:
             return Compiled(side, driver, 0.0, failure="infra", message=f"temp dir: {e}", pipeline=pipeline)
         seconds = 0.0
+        stderr: list[str] = []
         try:
-            if not front_end.artifacts:
-                (work / FE_OUT).write_bytes(front_end.bitcode)
+            if source is pre_link or not front_end.artifacts:
+                (work / source_file).write_bytes(source.bitcode)
             kept = str(work) if self.keep_artifacts else None
             for cmd in pipeline:
-                left = self.timeout - front_end.seconds - seconds
+                left = self.timeout - source.seconds - seconds
                 if left <= 0:
                     return Compiled(side, driver, seconds, failure="timeout",
                                     message=f"timeout after {self.timeout:g}s", artifacts=kept, pipeline=pipeline)
                 res = run(_in(cmd, work), cwd=work, timeout=left, env=env | {"TMPDIR": str(work)}, fork_server=True)
                 seconds += res.seconds
+                stderr.append(res.stderr)
                 failed = _failure(res, self.timeout, None)
                 if failed is not None:
                     return Compiled(side, driver, seconds, failure=failed[0], message=failed[1], artifacts=kept,
-                                    pipeline=pipeline)
+                                    pipeline=pipeline, stderr="".join(stderr) if keep_stderr else "")
             files = _asm_files(work, self.side(side).lto) if emit == "asm" else \
                 [work / IR_OUT] if (work / IR_OUT).exists() else []
             if not files:
@@ -404,7 +436,7 @@ class Compiler:
                                 message=f"no output produced (looked for {ASM_OUT if emit == 'asm' else IR_OUT}*)")
             asm = tuple(f.read_text(errors="replace") for f in files)
             return Compiled(side, driver, seconds, asm=asm, artifacts=kept, pipeline=pipeline,
-                            uninitialized=front_end.uninitialized)
+                            uninitialized=front_end.uninitialized, stderr="".join(stderr) if keep_stderr else "")
         except OSError as e:
             if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM, errno.EMFILE):
                 return Compiled(side, driver, seconds, failure="infra", message=str(e), pipeline=pipeline)
@@ -412,6 +444,19 @@ class Compiler:
         finally:
             if not self.keep_artifacts:
                 shutil.rmtree(work, ignore_errors=True)
+
+    def _placed(self, side: str, extra: Sequence[str], passes: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+        """`side`'s pipeline from FE_OUT with `extra` and `passes`, from the driver's jobs for
+        `passes` with each -mllvm value a placeholder: the driver hands such values on as they are,
+        so builds that differ only in them (`reduce explain`'s hundreds) share one `-###`. The
+        cc1's unit id is then the placeholders' (`_same_unit`: a compile from bitcode ignores it)."""
+        shape, values = _shape(passes)
+        commands = self.shared_commands([*extra, *shape])
+        jobs = (commands.front_end, *(cmd for pipeline in commands.pipelines.values() for cmd in pipeline))
+        if {int(m[1]) for job in jobs for a in job for m in _PLACEHOLDER.finditer(a)} != set(range(len(values))):
+            raise SharedFrontEndError("the driver did not hand every -mllvm value on as it is")
+        return tuple(tuple(_PLACEHOLDER.sub(lambda m: values[int(m[1])], a) for a in cmd)
+                     for cmd in commands.pipelines[side])
 
     def shared_commands(self, extra: Sequence[str] = (), pch: Sequence[str] = ()) -> SharedCommands:
         """The shared front end's command (with the PCH flags `pch`) and each side's pipeline
@@ -678,6 +723,31 @@ def _value_replaced(job: Sequence[str], prefix: str, replacement: str | None) ->
     if replacement is None:
         return list(job)
     return [replacement if a.startswith(prefix) else a for a in job]
+
+
+_PLACEHOLDER = re.compile(r"REDUCE_PASS_OPTION_(\d+)_")
+
+
+def _shape(passes: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`passes` with each -mllvm value (`-Xclang -mllvm -Xclang V`, `-Xoffload-linker -mllvm=V`) a
+    placeholder, and those values in order."""
+    shape: list[str] = []
+    values: list[str] = []
+    for i, a in enumerate(passes):
+        cc1 = i >= 3 and list(passes[i - 3:i]) == ["-Xclang", "-mllvm", "-Xclang"]
+        if cc1 or a.startswith("-mllvm="):
+            shape.append(("" if cc1 else "-mllvm=") + f"REDUCE_PASS_OPTION_{len(values)}_")
+            values.append(a if cc1 else a.removeprefix("-mllvm="))
+        else:
+            shape.append(a)
+    return shape, values
+
+
+def _same_unit(a: Sequence[str], b: Sequence[str]) -> bool:
+    """The same command but for the unit's id (-cuid=): the driver derives it from the whole
+    command line, a link's options included; it names a symbol IRGen emits, so a compile from
+    bitcode does not read it."""
+    return _value_replaced(a, "-cuid=", "-cuid=") == _value_replaced(b, "-cuid=", "-cuid=")
 
 
 def _with_output(job: Sequence[str], output: str) -> tuple[str, ...]:

@@ -76,6 +76,7 @@ from interestingness.tools.explain.report import ExplainResult
 from interestingness.tools.explain.side_diff import side_diff
 from interestingness.tools.explain.stages import (
     LLC_STAGE,
+    Build,
     ByHand,
     IrBuilds,
     SourceBuilds,
@@ -118,6 +119,11 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
         raise ExplainError("not-interesting", f"the predicate does not hold on the builds with opt-bisect's log: {why}")
     seconds = {stage: build.seconds for stage, build in zip(b.stages, logs)}
     result.phases["logs"] = time.monotonic() - started
+    if isinstance(b, SourceBuilds) and b.compiler.shared_front_end:
+        mark = time.monotonic()
+        seconds = _adopt_split(ex, b, logs) or seconds
+        result.split = b.split
+        result.phases["split check"] = time.monotonic() - mark
     if stages is None:
         stages = b.default_stages(base)
     if isinstance(b, SourceBuilds) and b.compiler.sides != DEFAULT_SIDES:
@@ -195,6 +201,29 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     result.builds = ex.count
     result.seconds += time.monotonic() - started
     return result
+
+
+def _adopt_split(ex: Explainer, b: SourceBuilds, logs: Sequence[Build]) -> dict[str, float] | None:
+    """Every later build from the shared intermediates (SourceBuilds.share, .split) when each
+    stage's log build from them gives the driver's figures and pass executions; else a note, and
+    the driver. The log builds stay the driver's: the baseline and the pipelines every ablation is
+    compared with are whole builds'. Returns {stage: seconds of its split build} when adopted."""
+    why = b.share()
+    if not why:
+        split = ex.map(lambda stage: ex.build(stage, ["-opt-bisect-limit=-1"], split=True), list(b.stages),
+                       "split check")
+        differ = [stage_short(stage) for stage, driver, own in zip(b.stages, logs, split)
+                  if own.figures != driver.figures or _executions(own) != _executions(driver)]
+        if not differ:
+            b.split = True
+            return {stage: build.seconds for stage, build in zip(b.stages, split)}
+        why = f"the {', '.join(differ)} built so gave other figures or pass executions than the driver's build"
+    ex.note(f"every build runs through the clang driver, not from one shared front end: {why}")
+    return None
+
+
+def _executions(build: Build) -> list[tuple[int | None, str]]:
+    return [(r.index, r.name) for r in parse_log(build.log, [])]
 
 
 def explain_file(

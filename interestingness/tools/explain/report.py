@@ -67,6 +67,7 @@ class ExplainResult:
     knobs: list[KnobTry] = field(default_factory=list)  # the knob table, tried on the spilling side
     stage_sides: dict[str, str] = field(default_factory=dict)  # source: stage -> the side it builds
     sides_diff: SideDiff | None = None  # a --side pair: what the sides differ by
+    split: bool = False  # source: the builds after the logs ran their stage's step alone (SourceBuilds.split)
 
     def side_of(self, stage: str) -> str:
         return self.stage_sides.get(stage, self.sides[0])
@@ -94,7 +95,7 @@ class ExplainResult:
             "worse": [{"stage": a.stage, "name": a.name, "figures": a.figures} for a in self.by_outcome("worse")],
             "knobs": [k.to_json() for k in self.knobs],
             "stage_sides": self.stage_sides, "sides_diff": self.sides_diff.to_json() if self.sides_diff else None,
-            "bisects": self.bisects, "notes": self.notes, "jobs": self.jobs, "builds": self.builds,
+            "bisects": self.bisects, "notes": self.notes, "jobs": self.jobs, "builds": self.builds, "split": self.split,
             "seconds": round(self.seconds, 1), "phases": {k: round(v, 1) for k, v in self.phases.items()},
         }
 
@@ -200,7 +201,10 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
     w(f"Toolchain: {result.toolchain}  ")
     w(f"Predicate: `{result.predicate}`  ")
     phases = ", ".join(f"{k} {v:.0f} s" for k, v in result.phases.items())
-    w(f"{result.builds} builds at -j {result.jobs}, {result.seconds:.0f} s in all ({phases}).\n")
+    w(f"{result.builds} builds at -j {result.jobs}, {result.seconds:.0f} s in all ({phases})"
+      + (": after the logs, each build ran its stage's step alone from one front end's bitcode (the LTO link "
+         "from one pre-link compile's), checked on the log builds to give the driver's figures and pass executions"
+         if result.split else "") + ".\n")
     sides = [s for s in result.sides if result.baseline.get(s) is not None]
     w("| | " + " | ".join(sides) + " |\n|---|" + "---:|" * len(sides))
     for k in FIGURES:

@@ -5,7 +5,11 @@ for `reduce ir`'s oracle (`IrBuilds`); a build's figures of the target kernel, a
 builds it by hand.
 
 A stage is named by its kind (`prelink`, `link`, `nolto`) when one side only has that mode, as
-in the default pair; else by its side too (`base.link`, `ilp.link`: two LTO sides)."""
+in the default pair; else by its side too (`base.link`, `ilp.link`: two LTO sides).
+
+With the oracle's shared front end, a stage's build can run its own step alone (`SourceBuilds.split`):
+a stage's options reach no other step, so the front end's bitcode, and for the link the pre-link
+compile's, are every build's; explain adopts that once it gives the driver's figures and logs."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interestingness.base.process import run
-from interestingness.compiler.compile import Compiler
+from interestingness.compiler.compile import Compiled, Compiler, FrontEnd
 from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.measure.metrics import Metrics, call_graphs, figures
 from interestingness.oracle.ir import ALT, LLC, IrOracle
@@ -27,6 +31,7 @@ PRELINK, LINK, NOLTO_STAGE, LLC_STAGE = "prelink", "link", "nolto", "llc"
 SOURCE_STAGES = (LINK, PRELINK, NOLTO_STAGE)  # in the order they are ablated and shown
 STAGE_TITLES = {PRELINK: "LTO pre-link compile", LINK: "LTO link", NOLTO_STAGE: "no-LTO compile", LLC_STAGE: "llc"}
 STAGE_SHORT = {PRELINK: "pre-link", LINK: "LTO link", NOLTO_STAGE: "no-LTO", LLC_STAGE: "llc"}
+_PRINT_IR = ("-print-before=", "-print-after=")  # a build whose IR dumps are read (Explainer.dump)
 
 
 def stage_sides(sides: Sequence[Side]) -> dict[str, str]:
@@ -103,6 +108,8 @@ class SourceBuilds:
         self.sides = self.compiler.side_names
         self.stage_sides = stage_sides(self.compiler.sides)
         self.stages = tuple(self.stage_sides)
+        self.shared: tuple[FrontEnd, FrontEnd] | None = None  # the front end's and pre-link's bitcode (share)
+        self.split = False  # every build from `shared` (explain sets it once they give the driver's builds)
 
     def side(self, stage: str) -> str:
         return self.stage_sides[stage]
@@ -139,18 +146,40 @@ class SourceBuilds:
         a, b = (side if s.name == side.name else s for s in self.compiler.sides)
         return dataclasses.replace(self.compiler, sides=(a, b))
 
-    def build(self, stage: str, opts: Sequence[str], side: Side | None = None, raw: Sequence[str] = ()) -> Build:
+    def share(self) -> str:
+        """Make the shared intermediates (`shared`; the oracle has a shared front end): "" when
+        made, else why not (the builds then stay on the driver's)."""
+        front_end = self.compiler.front_end(self.content)
+        pre_link = self.compiler.pre_link(front_end) if front_end.ok else front_end
+        if not pre_link.ok:
+            return f"the shared front end or pre-link compile failed ({pre_link.failure}: {pre_link.message})"
+        self.shared = (front_end, pre_link)
+        return ""
+
+    def build(self, stage: str, opts: Sequence[str], side: Side | None = None, raw: Sequence[str] = (),
+              split: bool | None = None) -> Build:
         """`stage` built with pass options `opts` (and compiler options `raw`, as change_report's);
-        with `side`, its side built as that one says."""
+        with `side`, its side built as that one says. `split` (default: the `split` attribute, but
+        for a cc1 stage's IR dumps): only the stage's own step, from the shared intermediates."""
         compiler = self._compiler(side)
         passes = [*self.options(stage, opts), *raw]
+        if split is None:  # a cc1 reading bitcode keeps the value names its passes give: its dumps are not the driver's
+            split = self.split and (stage_kind(stage) == LINK or not any(o.startswith(_PRINT_IR) for o in opts))
         for _ in range(2):  # a machinery failure (a PCH gone stale) is retried once
-            c = compiler.compile(self.side(stage), self.content, keep_stderr=True, passes=passes)
+            c = self._split(stage, passes) if side is None and split else \
+                compiler.compile(self.side(stage), self.content, keep_stderr=True, passes=passes)
             if c.failure != "infra":
                 break
         if not c.ok:
             return Build(False, None, c.seconds, f"{c.failure}: {c.message}", c.stderr)
         return _target_build(c.asm, self.target, c.seconds, c.stderr)
+
+    def _split(self, stage: str, passes: Sequence[str]) -> Compiled:
+        """The stage's own step from the shared bitcode: the link runs lld alone (its options leave
+        the pre-link compile as made), the pre-link and no-LTO compiles their cc1 from the front end's."""
+        assert self.shared is not None, "share() made them"
+        front_end, pre_link = self.shared
+        return self.compiler.backend(self.side(stage), front_end, keep_stderr=True, pre_link=pre_link, passes=passes)
 
     def by_hand(self, stage: str, opts: Sequence[str] = (), side: Side | None = None) -> str:
         compiler = self._compiler(side)

@@ -126,26 +126,6 @@ def test_within_a_pass_the_revisit_passes_run_once_the_part_has_shrunk_by_a_fift
     assert s.within(fine, b"x") == []
 
 
-def test_a_pass_that_pays_too_little_again_after_its_rest_rests_twice_as_long():
-    a, b = passes.resolve(["lines", "tokens"])
-    s = Schedule(main=[a, b], rest_rate=32, max_rest=4)
-    pays, poor = (500, 40), (0, 90)
-    assert s.next_sweep(s.main, [a], {"lines": pays, "tokens": poor}) == [a]               # rests 1
-    assert s.next_sweep([a], [a], {"lines": pays}) == [a, b]
-    assert s.next_sweep(s.main, [a], {"lines": pays, "tokens": poor}) == [a]               # rests 2
-    assert s.next_sweep([a], [a], {"lines": pays}) == [a]
-    assert s.next_sweep([a], [a], {"lines": pays}) == [a, b]
-    assert s.next_sweep(s.main, [a], {"lines": pays, "tokens": poor}) == [a]               # 4 (max_rest)
-    for _ in range(3):
-        assert s.next_sweep([a], [a], {"lines": pays}) == [a]
-    assert s.next_sweep([a], [a], {"lines": pays}) == [a, b]
-    assert s.next_sweep(s.main, [a], {"lines": pays, "tokens": poor}) == [a]               # 4 again
-    assert s.next_sweep([a], [], {"lines": pays}) is s.main  # removed nothing: every pass, the rest is over
-    assert s.next_sweep(s.main, [b], {"lines": pays, "tokens": (90, 90)}) == [a, b]        # it paid
-    assert s.next_sweep(s.main, [a], {"lines": pays, "tokens": poor}) == [a]               # from 1 again
-    assert s.next_sweep([a], [a], {"lines": pays}) == [a, b]
-
-
 def test_a_pass_that_paid_less_than_a_byte_per_rest_rate_candidates_rests_one_sweep():
     a, b, c, r = passes.resolve(["lines", "tokens", "blank", "replace-calls"])
     s = Schedule(main=[a, b, c], replace=[r], rest_rate=32)

@@ -24,7 +24,7 @@ class Schedule:
                  replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
                  revisit_change: float = 0.01,
                  coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, tail: Sequence[Pass] = (),
-                 adaptive: bool = False, rest_rate: int = 32, max_rest: int = 4):
+                 adaptive: bool = False, rest_rate: int = 32):
         self.first, self.main, self.last = list(first), list(main), list(last)
         # The replacement stage (Vulcan's): once a sweep of the main list removes nothing, these
         # run as a sweep of their own; if one of them is accepted, the main sweeps resume (a
@@ -59,20 +59,16 @@ class Schedule:
         self.adaptive = adaptive
         # A main pass whose last sweep bought less than a byte per `rest_rate` candidates it put
         # to the oracle (compile errors and not-interesting verdicts alike; none bought counts
-        # too) sits the next sweep out; paying too little again in the sweep after its rest, it
-        # rests twice as long (up to `max_rest` sweeps); paying, it is back to one. The sweeps
-        # end only with a sweep of every main pass that removes nothing, so every pass has its
-        # full try on the final file and the result is the same kind of fixpoint. Late in a run
-        # most main passes re-ask about every item of a file that changed elsewhere and buy
-        # nothing, a test each; resting spends those tests every other sweep or less instead of
-        # every sweep, and the closing full sweep costs little where the file did not change
-        # (what the others asked is remembered). Measured in candidates decided, not seconds or
-        # tests run: the same at any -j and on a replay. 0: no pass rests (adaptive sweeps: none
-        # does either).
-        self.rest_rate, self.max_rest = rest_rate, max_rest
+        # too) sits the next sweep out; it never rests two sweeps in a row, and the sweeps end
+        # only with a sweep of every main pass that removes nothing, so every pass has its full
+        # try on the final file and the result is the same kind of fixpoint. Late in a run most
+        # main passes re-ask about every item of a file that changed elsewhere and buy nothing,
+        # a test each; resting spends those tests every other sweep instead of every sweep, and
+        # the closing full sweep costs little where the file did not change (what the others
+        # asked is remembered). Measured in candidates decided, not seconds or tests run: the
+        # same at any -j and on a replay. 0: no pass rests (adaptive sweeps: none does either).
+        self.rest_rate = rest_rate
         self._paid: dict[str, tuple[int, int]] = {}  # per main pass, its last sweep's (bytes removed, asked)
-        self._rest: dict[str, int] = {}  # per main pass, the length of its last rest (0: it paid since)
-        self._left: dict[str, int] = {}  # per main pass, the sweeps of its rest still to come
         self.resting: list[Pass] = []  # the main passes the current sweep leaves out
         self._revisited: bytes | None = None  # the part's text when the revisit passes last ran; None: not in a sweep
         self._coarse_mark = 0                 # the part's size when the coarse head last ended
@@ -113,33 +109,23 @@ class Schedule:
         out is never the main list itself, even when it holds every main pass."""
         self._paid.update((p.name, paid[p.name]) for p in swept if paid and p.name in paid and p in self.main)
         if swept is self.replace:
-            return self._main_sweep(swept) if removed else []
+            return self._main_sweep() if removed else []
         if self.adaptive and removed:
             return removed
         if removed:
-            return self._main_sweep(swept)
-        self.resting, self._left = [], {}
+            return self._main_sweep()
+        self.resting = []
         return self.main if swept is not self.main else self.replace
 
-    def _main_sweep(self, swept: list[Pass]) -> list[Pass]:
-        """The main list less the passes that rest: a pass of `swept` that paid less than a byte
-        per `rest_rate` candidates asked starts a rest twice as long as its last one (one sweep
-        first, `max_rest` at most), and a pass goes on resting until its rest is over (unless all
-        would)."""
-        if self.adaptive or not self.rest_rate:
-            self.resting = []
-            return self.main
-        for p in swept:
-            if p in self.main and p.name in self._paid:
-                bought, asked = self._paid[p.name]
-                poor = bought * self.rest_rate < asked
-                self._rest[p.name] = min(self.max_rest, 2 * self._rest.get(p.name, 0) or 1) if poor else 0
-                self._left[p.name] = self._rest[p.name]
-        self.resting = [p for p in self.main if self._left.get(p.name, 0) > 0]
+    def _main_sweep(self) -> list[Pass]:
+        """The main list less the passes that rest: those whose last sweep paid less than a byte
+        per `rest_rate` candidates asked, unless they rested in the sweep before (or all would)."""
+        rested = self.resting
+        self.resting = [] if self.adaptive or not self.rest_rate else [
+            p for p in self.main if p not in rested and p.name in self._paid
+            and self._paid[p.name][0] * self.rest_rate < self._paid[p.name][1]]
         if len(self.resting) == len(self.main):  # a sweep of nothing would end the sweeps
             self.resting = []
-        for p in self.resting:
-            self._left[p.name] -= 1
         return [p for p in self.main if p not in self.resting] if self.resting else self.main
 
     def begin(self, text: bytes, sweeping: bool) -> None:

@@ -76,20 +76,6 @@ def test_between_two_passes_the_coarse_head_after_a_tenth_else_the_revisit_passe
     assert s.between(fine, b"x" * 90, [fine]) == [fold]      # the coarse head did not run `fold`
 
 
-def test_between_two_passes_the_revisit_passes_wait_for_a_hundredth_of_the_size():
-    """Each revisit pass asks the compiler about the whole file: a step of a few bytes on a big
-    file is not worth that; growth counts as much as shrinking."""
-    fold, fine = passes.resolve(["unused", "lines"])
-    s = Schedule(main=[fold, fine], revisit=[fold])
-    s.begin(b"x" * 10_000, sweeping=True)
-    assert s.between(fold, b"x" * 10_000) == []
-    assert s.between(fine, b"x" * 9_901) == []               # 99 bytes less: under a hundredth
-    assert s.between(fine, b"x" * 9_900) == [fold]           # a hundredth since `fold` ran
-    assert s.between(fold, b"x" * 9_900) == []
-    assert s.between(fine, b"x" * 10_000) == [fold]          # grown by as much
-    assert Schedule(main=[fold, fine], revisit=[fold], revisit_change=0).between(fine, b"y") == [fold]
-
-
 def test_the_coarse_head_does_not_run_again_when_only_the_sweeps_tail_is_left():
     """The next sweep starts with the coarse head: a rerun just before it, with only the tail
     (`blank`) or nothing left of the sweep, would repeat its tests on a text the tail changed."""

@@ -22,7 +22,6 @@ class Schedule:
 
     def __init__(self, *, first: Sequence[Pass] = (), main: Sequence[Pass], last: Sequence[Pass] = (),
                  replace: Sequence[Pass] = (), revisit: Sequence[Pass] = (), revisit_shrink: float = 0.2,
-                 revisit_change: float = 0.01,
                  coarse: Sequence[Pass] = (), coarse_shrink: float = 0.1, tail: Sequence[Pass] = (),
                  adaptive: bool = False, rest_rate: int = 32):
         self.first, self.main, self.last = list(first), list(main), list(last)
@@ -40,11 +39,7 @@ class Schedule:
         # run whenever the part changed since they last ran: with nothing new to fold they
         # propose nothing and cost no test. When one of them changes the part, those before it
         # run again at once: a kernel made plain leaves its template to `unreached`.
-        # Between two passes, they run once the part's size has moved by `revisit_change` since
-        # they last ran: each asks the compiler about the whole file (a footprint, a probe), which
-        # on a real library's TU costs as much as a test, and a change of a few bytes (one of
-        # `instantiate`'s steps on ck_tile's 240 KB GEMM) exposes next to nothing to fold.
-        self.revisit, self.revisit_shrink, self.revisit_change = list(revisit), revisit_shrink, revisit_change
+        self.revisit, self.revisit_shrink = list(revisit), revisit_shrink
         # The coarse head of the main list (through tree-delete): once the passes after it have
         # shrunk the part by `coarse_shrink` since it last ended, it runs again before the next
         # fine pass. On a big file a fine pass costs a test per line or token, and what the fine
@@ -139,7 +134,7 @@ class Schedule:
         a revisit pass that changed the part, the revisit passes before it (what `plain` made of
         the kernel leaves its template unreached now, not a sweep later); else the coarse head if
         the part has shrunk enough since it last ended and more than the tail is left, else the
-        revisit passes if the part's size moved by `revisit_change` since they last ran."""
+        revisit passes if the part changed since they last ran."""
         changed, self._after = text != self._after, text
         if p in self.revisit:
             self._revisited = text
@@ -152,9 +147,7 @@ class Schedule:
         if (self.coarse and len(text) <= (1 - self.coarse_shrink) * self._coarse_mark
                 and any(q not in self.tail for q in left)):
             return self.coarse
-        last = self._revisited
-        if self.revisit and p not in self.revisit and (
-                last is None or abs(len(text) - len(last)) >= max(1, self.revisit_change * len(last))):
+        if self.revisit and p not in self.revisit and text != self._revisited:
             return self.revisit
         return []
 

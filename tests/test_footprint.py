@@ -350,28 +350,3 @@ def test_an_explicit_instantiation_that_launches_through_a_member_call_stays(tmp
     assert r["lib::kern"] and r["lib::launch_and_time"] and r["lib::DeviceOp"]
     alone = without_unreached(fp, INVOKER)
     assert compiles(c, alone) and b"template float bench::Op::Invoker::Run" in alone
-
-
-def test_a_tests_front_end_carries_the_plugin_and_a_kept_candidates_footprint_is_what_it_printed(tmp_path):
-    from interestingness.oracle.spill import SpillSetup
-
-    oracle = SpillSetup("t.hip", ["-std=gnu++20"], None, "lto.instructions > 0", [KERN], cwd=tmp_path,
-                        tmp_dir=tmp_path / "t").resolve(SMALL)
-    assert oracle.compiler.shared_front_end and oracle.memo is not None
-    flags = footprint.plugin_flags((KERN,))
-    syntax_only = oracle.plugin_output(SMALL, flags)
-    assert syntax_only and footprint.parse(syntax_only, SMALL) is not None
-    # where a front end is cheap, or the plugin prints otherwise there, the tests carry nothing
-    assert oracle.carry(flags, SMALL, lambda: syntax_only, 1e9) == "" and not oracle.compiler.carry
-    assert "prints otherwise" in (oracle.carry(flags, SMALL, lambda: syntax_only + " ", 0.0) or "")
-    assert not oracle.compiler.carry
-    assert oracle.carry(flags, SMALL, lambda: syntax_only, 0.0) is None and oracle.compiler.carry == tuple(flags)
-    # a candidate's test keeps what the plugin printed in its front end: the syntax-only run's text
-    smaller = without_unreached(footprint.parse(syntax_only, SMALL), SMALL)
-    assert oracle.test(smaller).interesting
-    kept = oracle.memo.get(smaller, oracle.compiler._carried_key())
-    assert kept is not None and kept["printed"] == oracle.compiler.plugin_output(smaller, flags)
-    # and the footprint of a text a test carried is read from there, with those flags only
-    oracle.memo.put(b"// no test built this\n", oracle.compiler._carried_key(), {"printed": "carried"})
-    assert oracle.plugin_output(b"// no test built this\n", flags) == "carried"
-    assert oracle.plugin_output(b"// no test built this\n", footprint.plugin_flags()) != "carried"

@@ -181,9 +181,6 @@ class Compiler:
     variants: bool = False
     # the two builds compared (interestingness/compiler/sides.py); a side is asked for by its name
     sides: tuple[Side, Side] = DEFAULT_SIDES
-    # plugin flags the shared front end of a test also loads (AddAfterMainAction plugins): what they
-    # print goes to the IR memo, where `plugin_output` with the same flags finds it (`carried`)
-    carry: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.hip is None:
@@ -306,36 +303,19 @@ class Compiler:
     def _env(self) -> dict[str, str]:
         return {k: v for k, v in os.environ.items() if k not in compiler_env(os.environ)} | dict(self.env)
 
-    def front_end(self, content: bytes, extra: Sequence[str] = (), carry: Sequence[str] = ()) -> FrontEnd:
+    def front_end(self, content: bytes, extra: Sequence[str] = ()) -> FrontEnd:
         """The shared front end's run on `content`: the LTO side's device cc1, stopped at IRGen's
-        bitcode. Its diagnostics are the candidate's (errors, -Wuninitialized warnings). With
-        `carry`, plugin flags it also loads, the same run with what they print (`printed`)."""
+        bitcode. Its diagnostics are the candidate's (errors, -Wuninitialized warnings)."""
         env = self._env()
         pch = self._pch(LTO, extra, content, env)
         start = time.monotonic()
         try:
             cmd = self.shared_commands(extra, pch).front_end
-            if carry:
-                cmd = self._carrying(cmd, extra, pch, carry)
         except SharedFrontEndError as e:
             return FrontEnd(b"", time.monotonic() - start, (), failure="infra", message=str(e))
         return self._run_cc1(cmd, content, pch, env, "reduce-fe-", lambda work, res, kept: FrontEnd(
             (work / FE_OUT).read_bytes(), res.seconds, cmd, uninitialized=len(UNINITIALIZED.findall(res.stderr)),
-            artifacts=kept, printed=res.stdout if carry else None))
-
-    def _carrying(self, cmd: tuple[str, ...], extra: Sequence[str], pch: Sequence[str],
-                  carry: Sequence[str]) -> tuple[str, ...]:
-        """The front end `cmd` loading the plugins of `carry` as the driver passes them on, with
-        the unit's id of `cmd` (the id hashes the options: it names a symbol, so the bitcode
-        would differ)."""
-        with_plugins = self.shared_commands([*extra, *carry], pch).front_end
-        return tuple(_value_replaced(with_plugins, "-cuid=", _prefixed(cmd, "-cuid=")))
-
-    def _carried_key(self) -> str:
-        """Everything but the content that decides what the carried plugins print."""
-        return json.dumps({"memo": "carried/1", "carry": list(self.carry),
-                           "front_end": self.shared_commands(()).front_end,
-                           "toolchain": self.toolchain.identity(), "env": dict(self.env)}, sort_keys=True)
+            artifacts=kept))
 
     def front_end_variants(self, content: bytes, settings: Mapping[str, str]) -> dict[str, FrontEnd]:
         """The shared front end's bitcode of `content` for each of `settings` ({name: the
@@ -547,18 +527,10 @@ class Compiler:
             return None
         return res.stderr
 
-    def plugin_output(self, content: bytes, flags: Sequence[str], memo: IrMemo | None = None) -> str | None:
+    def plugin_output(self, content: bytes, flags: Sequence[str]) -> str | None:
         """What a plugin loaded by `flags` prints on stdout in a syntax-only device front-end run of
         `content` (reducer/text/footprint.py's), or None when the run failed for reasons outside
-        the content. With `memo`, what a test's front end that carried `flags` printed on
-        `content`, when one did (`carry`)."""
-        if memo is not None and self.carry and tuple(flags) == self.carry:
-            try:
-                hit = memo.get(content, self._carried_key())
-            except SharedFrontEndError:
-                hit = None
-            if hit is not None and isinstance(hit.get("printed"), str):
-                return hit["printed"]
+        the content."""
         res = self._front_end_run(content, "-fsyntax-only", "-w", *flags)
         if res.timed_out or res.killed_by_signal or INFRA_STDERR.search(res.stderr):
             return None
@@ -607,7 +579,6 @@ class FrontEnd:
     message: str = ""
     uninitialized: int = 0
     artifacts: str | None = None
-    printed: str | None = None  # a run that carried plugins (`Compiler.front_end`): their stdout
 
     @property
     def ok(self) -> bool:
@@ -652,7 +623,7 @@ class Build:
     def _shared(self, side: str) -> Compiled:
         first = self._front_end is None
         if self._front_end is None:
-            self._front_end = self._first_front_end()
+            self._front_end = self.compiler.front_end(self.content, self.extra)
         fe = self._front_end
         fe_seconds = fe.seconds if first else 0.0  # a side's seconds: the front end's go to the first
         if not fe.ok:
@@ -683,22 +654,6 @@ class Build:
             value.update({"summary": c.summary.to_json()} if c.ok else {"failure": c.failure, "message": c.message})
             self.memo.put(fe.bitcode, key, value)
         return c
-
-    def _first_front_end(self) -> FrontEnd:
-        """The candidate's front end; a test's (no extra flags) carries the compiler's `carry`
-        plugins and keeps what they print in the memo. A carrying run that fails other than by
-        the candidate's errors runs again without them: a plugin must not decide a verdict."""
-        c = self.compiler
-        if not (c.carry and not self.extra and self.memo is not None):
-            return c.front_end(self.content, self.extra)
-        fe = c.front_end(self.content, carry=c.carry)
-        if not (fe.ok or fe.failure == "error") or fe.printed is None:
-            return c.front_end(self.content)
-        try:
-            self.memo.put(self.content, c._carried_key(), {"printed": fe.printed})
-        except SharedFrontEndError:
-            pass
-        return fe
 
     def _memo_key(self, side: str) -> str:
         """Everything but the bitcode that decides what `side`'s pipelines make of it."""

@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -418,37 +418,6 @@ class SpillOracle:
             self._steps = (("at once", ""),)
         # the sides' summaries by front-end bitcode, for every process of the run (ir_memo)
         self.memo = _memo(compiler) if compiler.shared_front_end else None
-
-    def carry(self, flags: Sequence[str], content: bytes, expected: Callable[[], str | None],
-              min_seconds: float) -> str | None:
-        """Let each test's front end also load the plugin of `flags`, so that `plugin_output`
-        answers a kept candidate from what its test printed instead of a front end of its own
-        (Compiler.carry). Only when the carrying front end on `content` (the original) takes at
-        least `min_seconds` (a plugin's cost on every test pays only where its runs are dear),
-        leaves the bitcode as it was, and prints what the syntax-only run prints (`expected()`).
-        None when adopted, else why not (empty: no use, there is no shared front end of a single
-        file or it is cheap)."""
-        if not self.compiler.shared_front_end or self.memo is None or self.tree is not None:
-            return ""
-        carrying = self.compiler.front_end(content, carry=flags)
-        if not carrying.ok or carrying.printed is None:
-            return f"the front end loading the plugin fails on the original: {carrying.message[:200]}"
-        if carrying.seconds < min_seconds:
-            return ""
-        with ThreadPoolExecutor(2) as pool:  # both as dear as the first: side by side
-            plain = pool.submit(self.compiler.front_end, content)
-            printed = pool.submit(expected)
-            if plain.result().bitcode != carrying.bitcode:
-                return "the plugin changes the front end's bitcode"
-            if printed.result() != carrying.printed:
-                return "the plugin prints otherwise in a test's front end than in a syntax-only run"
-        self.compiler = dataclasses.replace(self.compiler, carry=tuple(flags))
-        return None
-
-    def plugin_output(self, content: bytes, flags: Sequence[str]) -> str | None:
-        """What the plugin of `flags` prints on `content`: carried by its test (`carry`) when one
-        ran, else from a syntax-only front end (Compiler.plugin_output)."""
-        return self.compiler.plugin_output(content, flags, memo=self.memo)
 
     def predicate_for(self, target: str) -> Predicate:
         """The predicate as it reads for `target`, with the original's figures."""

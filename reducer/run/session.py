@@ -9,7 +9,6 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -176,7 +175,7 @@ def _execute(config: RunConfig, wd: WorkDir, display: Display) -> int:
             raise RunError("the oracle changed since this run started (toolchain, script, headers, flags or "
                            "environment); its verdicts no longer apply: start a new run", EXIT_TEST)
         cache = _cache(config, oracle)
-        values = _values(built, cache, wd, original, ui.say)
+        values = _values(built, cache, wd)
         # a claim is stale once its owner could have finished both compiles of a test
         with Evaluator(oracle, config.jobs, config.backend, cache, config.scheduler, journal, budget,
                        stale_after=2 * config.timeout + 60, allow_empty=config.allow_empty,
@@ -464,21 +463,13 @@ def _oracle(config: RunConfig, original: bytes, subject: Subject, state: RunStat
     return built
 
 
-# a test's front end also runs the footprint plugin when the original's takes this long: on
-# ck_tile's GEMM (916 KB) a footprint is a front end of 13-17 s and the plugin 1.2-1.6 s of it
-CARRY_SECONDS = 5.0
-
-
-def _values(built: oracles.RunOracle, cache: VerdictCache | None, wd: WorkDir, original: bytes,
-            say: Callable[[str], None]) -> ClangValues | None:
+def _values(built: oracles.RunOracle, cache: VerdictCache | None, wd: WorkDir) -> ClangValues | None:
     """The compiler's answers to the folding passes' questions: the built-in oracle's own device
     front end, flags and HIP headers included; its answers kept in the verdict cache, whose key
     covers the oracle's identity, and every answer of this run in its work directory, for the
     replay of a resumed run. A script gives no compiler to ask: the tree evaluator folds. The
     same front end with the footprint plugin loaded, reaching from the oracle's target kernels,
-    answers the footprint passes (text/footprint.py); where a front end is dear, each test's
-    loads the plugin too, and a kept candidate's footprint is what its test printed
-    (SpillOracle.carry)."""
+    answers the footprint passes (text/footprint.py)."""
     if built.front_end is None:
         return None
     try:
@@ -491,16 +482,8 @@ def _values(built: oracles.RunOracle, cache: VerdictCache | None, wd: WorkDir, o
             flags = footprint.plugin_flags(built.oracle.targets)
         except footprint.PluginMissing as e:
             raise RunError(str(e), EXIT_TEST) from None
-        plugin_run = functools.partial(built.oracle.plugin_output, flags=flags)
-    values = ClangValues(built.front_end, cache, journal=journal, plugin_run=plugin_run)
-    if isinstance(built.oracle, SpillOracle):
-        why = built.oracle.carry(flags, original, lambda: values.footprint_printed(original), CARRY_SECONDS)
-        if why is None:
-            say("footprints: from the front end of the test that kept a candidate (the plugin loaded into each "
-                "test's; the original's footprint is the same so)")
-        elif why:
-            say(f"note: footprints from syntax-only runs: {why}")
-    return values
+        plugin_run = functools.partial(built.oracle.compiler.plugin_output, flags=flags)
+    return ClangValues(built.front_end, cache, journal=journal, plugin_run=plugin_run)
 
 
 def _subject(wd: WorkDir, state: RunState) -> Subject:

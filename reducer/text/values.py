@@ -266,18 +266,12 @@ class ClangValues:
         if candidate in self._footprints:
             self._footprints.move_to_end(candidate)
             return self._footprints[candidate]
-        answer = _footprint.parse(self.footprint_printed(candidate), part)
+        found = self._read(_footprint.version(), candidate, lambda out: {"json": out}, self.plugin_run)
+        answer = _footprint.parse(found.get("json", ""), part)
         self._footprints[candidate] = answer
         while len(self._footprints) > self._size:
             self._footprints.popitem(last=False)
         return answer
-
-    def footprint_printed(self, candidate: bytes) -> str:
-        """What the plugin printed on `candidate` (journalled and stored as every answer is);
-        empty without the plugin or when its run failed twice."""
-        if self.plugin_run is None:
-            return ""
-        return self._read(_footprint.version(), candidate, lambda out: {"json": out}, self.plugin_run).get("json", "")
 
     def _printed(self, candidate: bytes) -> dict[int, str]:
         return {int(k): v for k, v in self._read(VALUES_VERSION, candidate,

@@ -411,3 +411,30 @@ def test_an_llvm_without_pass_gates_by_name_falls_back_to_a_limit_search(monkeyp
 def test_the_stages_ablated_by_default_follow_the_side_that_spills():
     assert default_stages({"lto": {"spill_ops": 4}, "nolto": {"spill_ops": 0}}) == (LINK, PRELINK)
     assert NOLTO_STAGE in default_stages({"lto": {"spill_ops": 0}, "nolto": {"spill_ops": 6}})  # the reverse predicate
+
+
+@needs_clang22
+def test_past_its_time_bound_explain_builds_only_the_logs_and_says_what_it_left_out(tmp_path):
+    r = explain_file(TINY, FLAGS, jobs=2, stages=[LINK], passes=LINK_PASSES, workdir=tmp_path, time_budget=0.0)
+    assert r.pipelines[LINK] and r.baseline["lto"] and r.split  # the logs and the split check: every build needs them
+    assert r.builds == 2 * len(r.pipelines)  # and nothing after them
+    assert sorted((a.name, a.outcome) for a in r.ablations) == sorted((n, "not built") for n in LINK_PASSES)
+    assert not r.culprits and not r.knobs
+    note = next(n for n in r.notes if "time bound" in n)
+    assert f"{len(LINK_PASSES)} of the {len(LINK_PASSES)} pass names" in note and "backend options" in note
+    md = render_markdown(r)
+    assert f"{len(LINK_PASSES)} not built (the time bound had passed)" in md and "not built (time bound)" in md
+
+
+def test_a_runs_explanation_is_bounded_by_what_is_left_of_its_time_budget():
+    from reducer.run.session import EXPLAIN_BUDGET, explain_bound
+
+    assert explain_bound(None, None) == EXPLAIN_BUDGET  # a default run on a real TU's result: not an hour more
+    assert explain_bound(None, 5000.0) == 5000.0 and explain_bound(600.0, None) == 600.0
+    assert explain_bound(600.0, 100.0) == 100.0 and explain_bound(None, 0.0) == 0.0
+
+
+def test_a_duration_explain_cannot_read_is_a_usage_error(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "reducer.cli", "explain", str(TINY), "--time-budget", "soon", "--"],
+                         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 2 and "not a duration" in res.stderr

@@ -33,6 +33,7 @@ SAMPLES = {
     "initialise": (True, True, {}),
     "prefilter": (False, False, {}),
     "explain": (False, False, {}),
+    "explain_budget": ("10m", 600.0, {}),
     "passes": (["lines", "tokens"], ["lines", "tokens"], {}),
     "skip_passes": ("lines, hoist", ["lines", "hoist"], {}),
     "replacements": (False, False, {}),

@@ -144,16 +144,19 @@ def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Se
 
 
 def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,
-            bundle: Path, by_hand: ByHand, workdir: Path, say: Callable[[str], None]) -> Path | None:
+            bundle: Path, by_hand: ByHand, workdir: Path, say: Callable[[str], None],
+            time_budget: float | None = None) -> Path | None:
     """`reduce explain` of a reduction's result (a file set of `tree`, if given), into the bundle's
     EXPLAIN.md: which compiler passes make the difference, the builds written as the bundle has
-    them (`by_hand`). None, said why, when it cannot."""
-    say("explaining the result: which compiler passes make the difference (--no-explain skips it)...")
+    them (`by_hand`); no build starts after `time_budget` seconds but the logs'. None, said why,
+    when it cannot."""
+    say("explaining the result: which compiler passes make the difference (--no-explain skips it"
+        + (f", --explain-budget bounds it: {time_budget:.0f} s" if time_budget is not None else "") + ")...")
     try:
         result = explain_file(options.file, options.flags, clang=options.clang, predicate=options.predicate,
                               kernels=list(kernels), jobs=jobs, timeout=options.timeout,
                               hip_headers=options.hip_headers, content=content, tree=tree, workdir=workdir,
-                              by_hand=by_hand, sides=parse_sides(options.sides))
+                              by_hand=by_hand, sides=parse_sides(options.sides), time_budget=time_budget)
     except ExplainError as e:
         say(f"note: no EXPLAIN.md: {e}")
         return None

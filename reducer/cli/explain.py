@@ -30,7 +30,7 @@ from interestingness.tools.explain.knobs import KnobError, knob_table
 from interestingness.tools.explain.report import render_markdown, write_explain
 from interestingness.tools.explain.stages import stage_short, stage_sides
 
-from ..engine.budget import format_seconds
+from ..engine.budget import format_seconds, parse_duration
 from ..run import options
 from ..run.exits import (
     EXIT_INTERRUPTED,
@@ -93,6 +93,13 @@ class Display:
         self._stop()
 
 
+def _duration(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    try:
+        return None if value is None else parse_duration(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
 def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
@@ -130,6 +137,9 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
               help="Where the builds run [default: a temporary directory, removed at the end].")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per build.")
+@click.option("--time-budget", "time_budget", callback=_duration,
+              help="Start no build after this much wall time (90m, 1h30m) but the logs': what is left out (pass "
+              "names not ablated, the knobs, where a culprit starts) is said in the output [default: none].")
 @click.option("--clang", help="clang++ to use [default: as `reduce run`].")
 @click.option("--hip-headers", type=click.Choice(["auto", "rocm", "shim"]), default="auto", show_default=True,
               help="HIP headers after your own, as for `reduce run`.")
@@ -144,7 +154,8 @@ def _names(text: str | None) -> list[str] | None:
 def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None, kernels: tuple[str, ...],
             stages: str, pass_names: str | None, dumps: bool, search: bool, knob_files: tuple[Path, ...],
             no_knobs: bool, output: Path | None, as_json: bool,
-            workdir: Path | None, timeout: float, clang: str | None, hip_headers: str, llc_path: str | None,
+            workdir: Path | None, timeout: float, time_budget: float | None, clang: str | None, hip_headers: str,
+            llc_path: str | None,
             mcpu: str, llc_flags: str, alt_flags: str | None, min_spills: int, sides: list[str], quiet: bool) -> None:
     """Which compiler passes make FILE's spill differential: both pipelines side by side, each pass
     disabled alone in each stage with the target kernel's figures, the culprits (without them the
@@ -189,12 +200,12 @@ def explain(file: Path, flags: tuple[str, ...], jobs: int, predicate: str | None
                                 llc_flags=shlex.split(llc_flags), alt_flags=None if alt_flags is None else
                                 shlex.split(alt_flags), mcpu=mcpu, min_spills=min_spills, llc=llc_path, jobs=jobs,
                                 passes=_names(pass_names), dumps=dumps, search=search, timeout=timeout,
-                                workdir=workdir, progress=display, knobs=knobs)
+                                workdir=workdir, progress=display, knobs=knobs, time_budget=time_budget)
         else:
             result = explain_file(file, flags, clang=clang, predicate=predicate, kernels=list(kernels), jobs=jobs,
                                   stages=stage_list, passes=_names(pass_names), dumps=dumps, search=search,
                                   timeout=timeout, hip_headers=hip_headers, workdir=workdir, progress=display,
-                                  knobs=knobs, sides=pair)
+                                  knobs=knobs, sides=pair, time_budget=time_budget)
     except ExplainError as e:
         display.close()
         raise Fail(f"{file}: {e}", _EXIT.get(e.kind, 2)) from None

@@ -180,6 +180,10 @@ class RunConfig:
         "(`reduce explain`: each pass disabled alone in each stage, and the backend options that remove the "
         "spill) and write bundle/EXPLAIN.md.", True,
         _SHOWN)
+    explain_budget: float | None = option(("--explain-budget",),
+        "With --explain: start no build of the explanation after this much wall time; what it leaves out is "
+        "said in EXPLAIN.md [default: what is left of --time-budget, else 30m; never more than what is left].",
+        None, parse=parse_duration)
     prefilter: bool = option(("--no-prefilter",), "Test candidates that add parse errors too.", True,
         {**_FLAG, "flag_value": False})
     passes: list[str] | None = option(("--passes",), "Comma-separated passes to run instead of the default schedule "

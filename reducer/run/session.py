@@ -274,9 +274,14 @@ class _Session:
                     self._save(outcome)
                     files = subject.result_files(wd.result())
                     bundle = bugreport.write(wd, state.metrics.result, files)
-                    if config.explain and code == 0:
+                    bound = explain_bound(config.explain_budget, self.evaluator.budget.remaining_seconds())
+                    if config.explain and code == 0 and bound <= 0:
+                        ui.say("note: no EXPLAIN.md: no time left for it (--time-budget, --explain-budget); "
+                               "`reduce explain` on the bundle's file gives it")
+                    elif config.explain and code == 0:
                         oracles.explain(config, subject.tree, result, targets, config.jobs, bundle,
-                                        bugreport.by_hand(state.metrics.result, files), wd.path / "tmp", ui.say)
+                                        bugreport.by_hand(state.metrics.result, files), wd.path / "tmp", ui.say,
+                                        bound)
                     ui.say(f"bug report: {bundle}/")
                 self._save(outcome)
             report = write_report(wd)
@@ -433,6 +438,16 @@ class _Session:
             self._save()
 
 
+
+
+EXPLAIN_BUDGET = 30 * 60.0  # without --time-budget: a real library TU's full explanation takes an hour
+
+
+def explain_bound(asked: float | None, left: float | None) -> float:
+    """Seconds the explanation may start builds for: --explain-budget, else what is left of
+    --time-budget, else EXPLAIN_BUDGET; never more than what is left (a time budget is a promise)."""
+    bound = asked if asked is not None else left if left is not None else EXPLAIN_BUDGET
+    return bound if left is None else min(bound, left)
 
 
 def _cache(config: RunConfig, oracle) -> VerdictCache | None:

@@ -60,7 +60,7 @@ from interestingness.measure.metrics import Metrics, demangle
 from interestingness.measure.predicates import DEFAULT_EFFECT
 from interestingness.oracle.ir import ALT, LLC, IrInputError, IrOracle, find_llvm_tools, read_module
 from interestingness.oracle.spill import OracleSetupError, SpillSetup
-from interestingness.tools.explain.ablation import MAX_SINGLE, Ablation, Culprit, Explainer, Progress
+from interestingness.tools.explain.ablation import MAX_SINGLE, Ablation, Culprit, Explainer, OutOfTime, Progress
 from interestingness.tools.explain.knobs import Knob, knob_table, option_names, try_knobs
 from interestingness.tools.explain.pass_log import (
     PassGates,
@@ -96,8 +96,11 @@ class ExplainError(RuntimeError):
 
 
 def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, passes: Sequence[str] | None,
-         dumps: bool, search: bool, knobs: Sequence[Knob]) -> ExplainResult:
-    """Logs, ablation, knobs, instance search and dumps, into `result` (whose baseline the logs give)."""
+         dumps: bool, search: bool, knobs: Sequence[Knob], deadline: float | None = None) -> ExplainResult:
+    """Logs, ablation, knobs, instance search and dumps, into `result` (whose baseline the logs give).
+    `deadline` (time.monotonic()): no build starts after it but the logs' and the split check's, which
+    every other build needs; what is left out is said in the notes and the tables, in the order the
+    phases run (ablation, knobs, where it starts)."""
     b = ex.b
     started = time.monotonic()
     logs = ex.map(lambda stage: ex.build(stage, ["-opt-bisect-limit=-1"]), list(b.stages), "logs")
@@ -124,11 +127,16 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
         seconds = _adopt_split(ex, b, logs) or seconds
         result.split = b.split
         result.phases["split check"] = time.monotonic() - mark
+    ex.deadline = deadline
+    left_out: list[str] = []
     if stages is None:
         stages = b.default_stages(base)
     if isinstance(b, SourceBuilds) and b.compiler.sides != DEFAULT_SIDES:
         mark = time.monotonic()
-        result.sides_diff = side_diff(ex, b.spilling_stage(base), base)
+        try:
+            result.sides_diff = side_diff(ex, b.spilling_stage(base), base)
+        except OutOfTime:
+            left_out.append("what the sides differ by")
         result.phases["sides"] = time.monotonic() - mark
 
     if not ex.gates.disable:
@@ -149,9 +157,12 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     reported = [s for s in stages if b.change_report(s) and any(j[0] == s for j in jobs_list)]
     if ex.gates.disable and reported:
         mark = time.monotonic()
-        for part in ex.map(lambda stage: ex.settle(stage, [j[1] for j in jobs_list if j[0] == stage],
-                                                   result.pipelines[stage], base), reported, "unchanged"):
-            settled |= {(a.stage, a.name): a for a in part}
+        try:
+            for part in ex.map(lambda stage: ex.settle(stage, [j[1] for j in jobs_list if j[0] == stage],
+                                                       result.pipelines[stage], base), reported, "unchanged"):
+                settled |= {(a.stage, a.name): a for a in part}
+        except OutOfTime:
+            settled = {}  # each name is then built, or not built for the time
         result.phases["unchanged"] = time.monotonic() - mark
     for unknown in [p for p in passes or () if not any(p == j[1] for j in jobs_list)]:
         ex.note(f"{unknown!r}: no pass of this name runs in the stages ablated "
@@ -166,15 +177,23 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
     built = iter(ex.map(ex.ablate, to_build, "ablation"))
     result.ablations = [settled.get((j[0], j[1])) or next(built) for j in jobs_list]
     result.phases["ablation"] = time.monotonic() - mark
+    late = len(result.by_outcome("not built"))
+    if late:
+        left_out.append(f"{late} of the {len(jobs_list)} pass names' ablation")
     for a in result.ablations:
         if a.outcome == "unknown":
             ex.note(f"{a.name!r}: no execution was skipped in the {stage_title(a.stage)} (a name this LLVM's "
                     "gate does not know): skipped")
-    if knobs:
+    if knobs and ex.out_of_time():
+        left_out.append("the backend options")
+    elif knobs:
         mark = time.monotonic()
         stage = b.spilling_stage(base)
         ex.say("plan", phase="knobs", builds=len(knobs), estimate=len(knobs) * seconds[stage] / ex.jobs * 1.1)
-        result.knobs = try_knobs(ex, stage, knobs, base, ex.options(stage))
+        try:
+            result.knobs = try_knobs(ex, stage, knobs, base, ex.options(stage))
+        except OutOfTime:
+            left_out.append("the backend options")
         result.phases["knobs"] = time.monotonic() - mark
     for a in result.by_outcome("culprit"):
         log = result.pipelines[a.stage]
@@ -182,21 +201,30 @@ def _run(ex: Explainer, result: ExplainResult, stages: Sequence[str] | None, pas
         result.culprits.append(Culprit(a.stage, a.name, a.figures, pass_indices(log, a.name),
                                        command=b.by_hand(a.stage, ex.disable_options(a.name, log)[:1])))
     mark = time.monotonic()
-    if result.culprits and (search or dumps):
+    if result.culprits and (search or dumps) and ex.out_of_time():
+        left_out.append("where each culprit starts, and its dumps")
+    elif result.culprits and (search or dumps):
         n = sum(len(c.instances) if 1 < len(c.instances) <= MAX_SINGLE else 8 if len(c.instances) > 1 else 0
                 for c in result.culprits) * search + len(result.culprits) * dumps
         ex.say("plan", phase="where it starts", builds=n, estimate=n * max(seconds.values()) / ex.jobs * 1.3)
-        if search:
-            ex.locate(result.culprits, base)
-        if dumps:
-            dumped = ex.map(lambda c: ex.dump(c, result.pipelines[c.stage]), result.culprits, "dumps")
-            for c, d in zip(result.culprits, dumped):
-                c.dump = d
+        try:
+            if search:
+                ex.locate(result.culprits, base)
+            if dumps:
+                dumped = ex.map(lambda c: ex.dump(c, result.pipelines[c.stage]), result.culprits, "dumps")
+                for c, d in zip(result.culprits, dumped):
+                    c.dump = d
+        except OutOfTime:
+            left_out.append("where each culprit starts, or its dumps" if search and dumps else
+                            "where each culprit starts" if search else "the culprits' dumps")
     for bis in result.bisects:
         if dumps and bis.get("index"):
             c = Culprit(bis["stage"], bis["name"], {}, [bis["index"]], [bis["index"]])
             bis["dump"] = ex.dump(c, result.pipelines[bis["stage"]]).to_json()
     result.phases["where it starts"] = time.monotonic() - mark
+    if left_out:
+        ex.note(f"the explanation's time bound passed before {'; '.join(left_out)}: not built (`reduce explain` "
+                "with a larger --time-budget, or none, builds it all)")
     result.notes = ex.notes
     result.builds = ex.count
     result.seconds += time.monotonic() - started
@@ -248,6 +276,7 @@ def explain_file(
     by_hand: ByHand | None = None,
     knobs: Sequence[Knob] | None = None,
     sides: tuple[Side, Side] = DEFAULT_SIDES,
+    time_budget: float | None = None,
 ) -> ExplainResult:
     """Explain the spill differential of `path` (built with clang `flags`, as `reduce check` does;
     `sides`: the two builds compared, as `reduce --side` gives them).
@@ -261,7 +290,8 @@ def explain_file(
     temporary directory by default, removed at the end). `progress(kind, **info)` is called with
     kind "start"/"advance" (phase, done, total), "plan" (phase, builds, estimate in seconds) and
     "note" (message). `by_hand`: how the result names the file and its builds (by default, the
-    oracle's commands on this machine). Raises ExplainError ("not-interesting": the verdict's reason)."""
+    oracle's commands on this machine). `time_budget`: seconds from the start after which no build
+    starts but the logs' (_run). Raises ExplainError ("not-interesting": the verdict's reason)."""
     known = stage_sides(sides)
     unknown = [s for s in stages or () if s not in known]
     if unknown:
@@ -295,7 +325,8 @@ def explain_file(
         ex = Explainer(builds, gates, str(Path(clangs[0]).resolve().parent), jobs, progress,
                        lambda stage: option_names(clang_help(builds.clang(stage))))
         result.seconds = time.monotonic() - started
-        return _run(ex, result, stages, passes, dumps, search, knob_table() if knobs is None else knobs)
+        return _run(ex, result, stages, passes, dumps, search, knob_table() if knobs is None else knobs,
+                    _deadline(started, time_budget))
 
 
 def explain_ir(
@@ -316,6 +347,7 @@ def explain_ir(
     workdir: str | os.PathLike | None = None,
     progress: Progress | None = None,
     knobs: Sequence[Knob] | None = None,
+    time_budget: float | None = None,
 ) -> ExplainResult:
     """The same for LLVM IR (`.ll`/`.bc`, a `reduce ir` lit test too) through llc, with `reduce ir`'s
     oracle: one stage, `llc`. Raises ExplainError with IrInputError's kinds, or "not-interesting"."""
@@ -341,7 +373,12 @@ def explain_ir(
         ex = Explainer(builds, gates, str(Path(tools.llc).parent), jobs, progress, lambda stage: known)
         result.lit_run = shlex.join(["llc", *oracle.command(LLC)[1:-3]])
         result.seconds = time.monotonic() - started
-        return _run(ex, result, (LLC_STAGE,), passes, dumps, search, knob_table() if knobs is None else knobs)
+        return _run(ex, result, (LLC_STAGE,), passes, dumps, search, knob_table() if knobs is None else knobs,
+                    _deadline(started, time_budget))
+
+
+def _deadline(started: float, time_budget: float | None) -> float | None:
+    return None if time_budget is None else started + time_budget
 
 
 def _common_gates(gates: Sequence[PassGates]) -> PassGates:

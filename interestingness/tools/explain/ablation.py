@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +29,13 @@ from interestingness.tools.explain.stages import Build, stage_title
 MAX_SINGLE = 16  # a culprit with at most this many executions has each tried alone; more are halved
 MAX_REPORTED = 2000  # a stage with more pass executions is not asked which changed nothing (Explainer.settle)
 # what an ablation's build did to the predicate (Ablation.outcome), in the order they are listed
-OUTCOMES = ("culprit", "lost-mfma", "worse", "better", "same", "error", "unknown")
+OUTCOMES = ("culprit", "lost-mfma", "worse", "better", "same", "error", "unknown", "not built")
 
 Progress = Callable[..., None]  # progress(kind, **info): see explain_file
+
+
+class OutOfTime(Exception):
+    """A build not started: the explanation's time bound has passed (Explainer.deadline)."""
 
 
 @dataclass
@@ -84,6 +89,10 @@ class Explainer:
         self.count = 0
         self.lock = threading.Lock()
         self.notes: list[str] = []
+        self.deadline: float | None = None  # time.monotonic() after which no build starts (OutOfTime)
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
     def note(self, message: str) -> None:
         self.notes.append(message)
@@ -106,7 +115,10 @@ class Explainer:
         return out
 
     def build(self, stage: str, opts: Sequence[str], **side: Any) -> Build:
-        """One build of `stage` (`side=`: its side built otherwise, SourceBuilds.build), counted."""
+        """One build of `stage` (`side=`: its side built otherwise, SourceBuilds.build), counted.
+        Raises OutOfTime instead of starting past the deadline."""
+        if self.out_of_time():
+            raise OutOfTime
         with self.lock:
             self.count += 1
         return self.b.build(stage, opts, **side)
@@ -177,7 +189,11 @@ class Explainer:
 
     def ablate(self, job: tuple[str, str, list[PassRun], dict]) -> Ablation:
         stage, name, log, base = job
-        build = self.build(stage, self.disable_options(name, log))
+        try:
+            build = self.build(stage, self.disable_options(name, log))
+        except OutOfTime:
+            return Ablation(stage, name, 0, 0, None, None, "", "not built", 0.0,
+                            note="not built: the explanation's time bound had passed", built=False)
         runs = parse_log(build.log, build.on(self.b.target))
         skipped = [r for r in runs if not r.ran]
         note = ""

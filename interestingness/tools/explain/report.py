@@ -316,13 +316,18 @@ def render_markdown(result: ExplainResult, dumps_dir: str | None = None, diff_li
       "one build with all such names of the stage disabled together confirmed.\n")
     for stage in result.stages:
         rows = [a for a in result.ablations if a.stage == stage]
-        changed = [a for a in rows if a.outcome not in ("same", "unknown")]
-        w(f"### {stage_title(stage)}: {len(rows)} names, {len(changed)} change the figures\n")
+        changed = [a for a in rows if a.outcome not in ("same", "unknown", "not built")]
+        late = sum(a.outcome == "not built" for a in rows)
+        w(f"### {stage_title(stage)}: {len(rows)} names, {len(changed)} change the figures"
+          + (f", {late} not built (the time bound had passed)" if late else "") + "\n")
         base = result.baseline.get(side_of(stage)) or {}
         header = "| pass | skipped | " + " | ".join(FIGURES) + " | predicate | outcome |"
         w(header + "\n|" + "---|" * (len(FIGURES) + 4))
         w("| (as built) | | " + " | ".join(_cell(base.get(k)) for k in FIGURES) + " | holds | |")
         for a in sorted(rows, key=lambda a: OUTCOMES.index(a.outcome)):
+            if a.outcome == "not built":
+                w(f"| `{a.name}` | - | " + " | ".join("-" for _ in FIGURES) + " | - | not built (time bound) |")
+                continue
             figs = a.figures or {}
             cells = [f"**{_cell(figs.get(k))}**" if figs.get(k) != base.get(k) and a.figures else _cell(figs.get(k))
                      for k in FIGURES]

@@ -23,7 +23,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test,bench]'
 
 # the footprint plugin: rebuilt when its source is newer than the build (make's rule)
 make -s -C tools/footprint

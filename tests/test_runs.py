@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 from conftest import ROOT, write_script
 
@@ -127,10 +128,15 @@ def test_report_has_sizes_passes_and_a_plot(tmp_path):
     workdir = tmp_path / "case.reduced.c.work"
     r = reduce("report", workdir, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "| bytes | 1" in r.stdout and "## Yield per pass" in r.stdout and "![size over time](size.png)" in r.stdout
+    assert "| bytes | 1" in r.stdout and "## Yield per pass" in r.stdout and "![size over time](size.svg)" in r.stdout
     assert "| did not compile |" in r.stdout and "did not compile: " not in r.stdout  # a script cannot tell
-    assert (workdir / "size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((workdir / "summary.json").read_text())
+    # the plot: one step a size of the history, each lower than the one before (y grows downwards)
+    svg = ElementTree.parse(workdir / "size.svg").getroot()
+    path = svg.find("{http://www.w3.org/2000/svg}path")
+    assert path is not None
+    ys = [float(v) for v in re.findall(r"V([\d.]+)", path.get("d", ""))]
+    assert len(ys) == len(summary["history"]) - 1 >= 1 and ys == sorted(ys)
     assert summary["outcome"] == "done" and summary["bytes"]["result"] == len((tmp_path / "case.reduced.c").read_bytes())
     assert summary["tests"] == journal_lines(workdir)  # candidates, re-checks and stability checks
     assert sum(p["bytes_removed"] for p in summary["per_pass"].values()) == summary["bytes"]["original"] - summary["bytes"]["reduced"]

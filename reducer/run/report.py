@@ -4,6 +4,7 @@ built-in oracle a bug-report directory (reducer/run/bugreport.py) ready to send.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from ..text.lexer import count_tokens
 from ..text.subject import subject_of
 from .workdir import WorkDir
 
-PLOT, REPORT, SUMMARY = "size.png", "report.md", "summary.json"
+PLOT, REPORT, SUMMARY = "size.svg", "report.md", "summary.json"
 # records of the state that the summary carries as state.json has them
 _FROM_STATE = ("position", "per_pass", "history", "targets", "guards", "finish", "showing_effect", "values", "stalls",
                "pass_bugs", "metrics")
@@ -252,24 +253,50 @@ def _called(row: dict[str, Any], side: str) -> list[str]:
 
 
 def _plot(history: list[list[float]], path: Path) -> bool:
+    """size.svg: the best file's size over time, a step line on a log scale. Written here as SVG
+    text, since importing a plotting library cost two seconds at the end of every run."""
     if len(history) < 2:
         return False
-    import matplotlib
+    width, height, left, right, top, bottom = 700, 350, 80, 20, 34, 46
+    times, sizes = [t for t, _ in history], [max(1.0, s) for _, s in history]
+    span = max(times[-1] - times[0], 1e-3)
+    lo, hi = math.floor(math.log10(min(sizes))), math.ceil(math.log10(max(sizes)))
+    hi += hi == lo
 
-    matplotlib.use("Agg")  # no display on a build machine
-    import matplotlib.pyplot as plt
+    def x(t: float) -> float:
+        return round(left + (t - times[0]) / span * (width - left - right), 1)
 
-    times, sizes = zip(*history)
-    fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
-    ax.step(times, sizes, where="post")
-    ax.set_xlabel("seconds")
-    ax.set_ylabel("bytes")
-    ax.set_yscale("log")
-    ax.set_title("size of the best file over time")
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp)
-    plt.close(fig)
-    tmp.replace(path)
+    def y(size: float) -> float:
+        return round(top + (hi - math.log10(size)) / (hi - lo) * (height - top - bottom), 1)
+
+    step = _nice_step(span / 6)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{(left + width - right) / 2}" y="20" text-anchor="middle" font-size="14">'
+           "size of the best file over time</text>"]
+    for e in range(lo, hi + 1):
+        out += [f'<line x1="{left}" x2="{width - right}" y1="{y(10 ** e)}" y2="{y(10 ** e)}" stroke="#ddd"/>',
+                f'<text x="{left - 6}" y="{y(10 ** e) + 4}" text-anchor="end">{10 ** e:,}</text>']
+    tick = math.ceil(times[0] / step) * step
+    while tick <= times[-1] + 1e-9:
+        out += [f'<line x1="{x(tick)}" x2="{x(tick)}" y1="{top}" y2="{height - bottom}" stroke="#ddd"/>',
+                f'<text x="{x(tick)}" y="{height - bottom + 16}" text-anchor="middle">{tick:g}</text>']
+        tick += step
+    steps = [f"M{x(times[0])},{y(sizes[0])}"]
+    for t, size in zip(times[1:], sizes[1:]):
+        steps.append(f"H{x(t)}V{y(size)}")  # the size holds until the next accepted step
+    out += [f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+            'fill="none" stroke="#888"/>',
+            f'<path d="{"".join(steps)}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>',
+            f'<text x="{(left + width - right) / 2}" y="{height - 8}" text-anchor="middle">seconds</text>',
+            f'<text transform="translate(14,{(top + height - bottom) / 2}) rotate(-90)" '
+            'text-anchor="middle">bytes</text>', "</svg>", ""]
+    atomic_write(path, "\n".join(out).encode())
     return True
+
+
+def _nice_step(rough: float) -> float:
+    """1, 2 or 5 times a power of ten, at least `rough`."""
+    power = 10 ** math.floor(math.log10(rough))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= rough)

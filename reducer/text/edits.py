@@ -33,11 +33,7 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
     out = bytearray()
     junctions: list[int] = []
     pos = 0
-    for start, end, replacement in sorted(dict.fromkeys(edits), key=lambda e: (e.start, -e.end)):
-        if start < pos:
-            if end <= pos or replacement:
-                continue
-            start = pos
+    for start, end, replacement in applied(edits):
         out += text[pos:start]
         if not replacement and start < end:
             junctions.append(len(out))
@@ -49,6 +45,21 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
         if j < run_start:  # junctions in one run of blanks share one repair
             run_start = _repair_separator(out, j)
     return bytes(out)
+
+
+def applied(edits: Iterable[Edit]) -> list[Edit]:
+    """The edits `apply` makes, in order and disjoint: identical ones once, one inside an edited
+    range dropped, a deletion overlapping earlier edits starting where they end."""
+    out: list[Edit] = []
+    pos = 0
+    for start, end, replacement in sorted(dict.fromkeys(edits), key=lambda e: (e.start, -e.end)):
+        if start < pos:
+            if end <= pos or replacement:
+                continue
+            start = pos
+        out.append(Edit(start, end, replacement))
+        pos = end
+    return out
 
 
 def compatible(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> list[Item]:
@@ -86,17 +97,18 @@ def _clashes(taken: list[Edit], e: Edit) -> bool:
 
 def carried(items: Iterable[Item], kept: Iterable[Edit], before: bytes, after: bytes) -> list[Item]:
     """`items`, made on `before`, as they stand on `after`, the text `apply` made of `before` and
-    the edits `kept`: each edit moved by what the kept ones before it added or removed. An edit
-    inside the part of a kept edit's range that its replacement copies (a condition folded to
-    the branch it takes keeps that branch's text) moves with the copy. An item with an edit
-    otherwise touching a kept one, or whose range no longer holds the same bytes, is left out;
-    none is carried when the kept edits overlap or `apply` repaired a separator (the lengths do
-    not add up): the offsets would be guesses."""
-    kept = sorted(set(kept))
+    the edits `kept` (those it made: `applied`): each edit moved by what the kept ones before it
+    added or removed. An edit inside the part of a kept edit's range that its replacement copies
+    (a condition folded to the branch it takes keeps that branch's text, and the conditions in
+    it, kept in the same chunk or not) moves with the copy. An item with an edit otherwise
+    touching a kept one (a kept item itself), or whose range no longer holds the same bytes, is
+    left out; none is carried when `apply` repaired a separator (the lengths do not add up):
+    the offsets would be guesses."""
+    kept = applied(kept)
     starts, ends, shifts = [k.start for k in kept], [k.end for k in kept], [0]
     for k in kept:  # shifts[i]: what the first i kept edits added or removed
         shifts.append(shifts[-1] + len(k.replacement) - (k.end - k.start))
-    if any(a.end > b.start for a, b in zip(kept, kept[1:])) or len(after) != len(before) + shifts[-1]:
+    if len(after) != len(before) + shifts[-1]:
         return []
     out = []
     for item in items:

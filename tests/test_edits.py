@@ -74,9 +74,39 @@ def test_an_item_touching_a_kept_edit_is_left_out_and_nothing_is_guessed():
     kept = [Edit(0, 8, b"f();")]
     rest = carried([(Edit(2, 3),), (Edit(8, 8, b" x;"),), (Edit(15, 20),)], kept, before, apply(before, kept))
     assert rest == [(Edit(11, 16),)]
-    # overlapping kept edits, or a separator `apply` repaired: the offsets would be guesses
-    assert carried([(Edit(15, 20),)], [Edit(0, 5), Edit(3, 8)], before, apply(before, [Edit(0, 5), Edit(3, 8)])) == []
+    # overlapping kept deletions are one, as `apply` makes them
+    merged = apply(before, [Edit(0, 5), Edit(3, 8)])
+    assert carried([(Edit(15, 20),)], [Edit(0, 5), Edit(3, 8)], before, merged) == [(Edit(7, 12),)]
+    assert merged[7:12] == b"h(d);"
+    # a separator `apply` repaired: the offsets would be guesses
     repaired = apply(before, [Edit(4, 6)])  # `f(a, )` loses its comma too
     assert repaired.startswith(b"f(a);") and carried([(Edit(15, 20),)], [Edit(4, 6)], before, repaired) == []
+    # an item inside a kept replacement that is no copy of the text it replaced
+    assert carried([(Edit(2, 3),)], [Edit(0, 8, b"f(c);")], before, apply(before, [Edit(0, 8, b"f(c);")])) == []
     # an item whose bytes are not where the shift puts them (the kept text is another one)
     assert carried([(Edit(15, 20),)], [Edit(0, 1, b"F")], before, b"F" + before[1:15] + b"XXXXX") == []
+
+
+def test_an_item_inside_the_branch_a_fold_kept_moves_with_it():
+    """`folded` replaces `if (c) A else B` by A: A's own conditions are still there, and still
+    constant; they move with A rather than wait for the compiler to be asked again."""
+    before = b"x; if (c) { if (d) y(); else z(); } else { w(); } v;"
+    then = before.index(b"{ if")
+    inner = before.index(b"if (d)")
+    inner_end = before.index(b" }")
+    fold = Edit(3, before.index(b" v;"), before[then:before.index(b" else {")])
+    after = apply(before, [fold])
+    assert after == b"x; { if (d) y(); else z(); } v;"
+    inner_fold = (Edit(inner, inner_end, b"y();"),)
+    tail = (Edit(len(before) - 2, len(before) - 1),)  # `v`
+    rest = carried([inner_fold, tail], [fold], before, after)
+    assert rest == [(Edit(5, 5 + inner_end - inner, b"y();"),), (Edit(len(after) - 2, len(after) - 1),)]
+    assert apply(after, rest[0]) == b"x; { y(); } v;"
+    # a chunk of the chain's folds: `apply` makes the outer one, the inner ones stay in its copy
+    chain_kept = [fold, *inner_fold]
+    assert apply(before, chain_kept) == after
+    assert carried([inner_fold, tail], chain_kept, before, after) == rest
+    # the replacement found twice in the range: which copy it is would be a guess
+    twice = b"if (c) { y(); } else { y(); }"
+    k = Edit(0, len(twice), b"{ y(); }")
+    assert carried([(Edit(9, 13, b""),)], [k], twice, apply(twice, [k])) == []

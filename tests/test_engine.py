@@ -1,4 +1,5 @@
 """Engine and evaluator behaviour with small in-process oracles (the CLI tests use real ones)."""
+import re
 import threading
 import time
 from collections import Counter
@@ -833,3 +834,36 @@ def test_a_pass_that_carries_its_items_is_asked_again_only_once_they_are_used_up
     assert runs[True, 1][1] == runs[False, 1][1] and runs[True, 2][1] == runs[False, 2][1]
     kept_chunks = runs[False, 1][2] - runs[True, 1][2]
     assert kept_chunks >= 4 and runs[True, 1][2] <= 3, (runs[False, 1][2], runs[True, 1][2])
+
+
+class Unwrap(passes.base.Pass):
+    """`(N ... N)` becomes what it wraps, each item's replacement a copy of its own inside, as
+    `folded` makes a condition the branch it takes: the items nest."""
+
+    name, summary = "unwrap", "unwrap (N ... N)"
+
+    def __init__(self, carries: bool):
+        super().__init__()
+        self.carries_items, self.enumerations = carries, 0
+
+    def enumerate(self, src):
+        self.enumerations += 1
+        text, items = src.text, []
+        for m in re.finditer(rb"\((\d)", text):
+            end = text.index(m.group(1) + b")", m.end()) + 2
+            items.append((Edit(m.start(), end, text[m.end():end - 2]),))
+        return items
+
+
+def test_nested_items_a_kept_chunk_holds_are_carried_in_the_copy_it_made():
+    """A chunk of nested items keeps the outer one (`apply`); the inner ones, and those nested in
+    the chunk's copy, go on without the pass being asked again."""
+    text = b"a(1b(2c(3x3)d2)e1)f(4y4)\n"
+    runs = {}
+    for carries in (False, True):
+        p, oracle = Unwrap(carries), Contains((b"x", b"y"))
+        with Evaluator(oracle, 1, "threading") as ev:
+            out = Engine(ev, "cpp", Schedule(main=[p])).reduce(text)
+        runs[carries] = out, oracle.calls, p.enumerations
+    assert runs[True][0] == runs[False][0] and b"(" not in runs[True][0]
+    assert runs[True][2] < runs[False][2] and runs[True][2] <= 3, (runs[False][2], runs[True][2])

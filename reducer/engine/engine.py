@@ -374,8 +374,8 @@ class Engine:
                 largest = max(largest, size)
                 pos += index * size
                 self._revisit(p)
-                rest = carried(items[:start] + items[start + size:], chain.from_iterable(chunk), before, kept) \
-                    if p.carries_items and self._best.text == kept else []
+                rest = carried(items, chain.from_iterable(chunk), before, kept) \
+                    if p.carries_items and self._best.text == kept else []  # the chunk's own: those it copied
                 items = rest or self._items_beside_confirmation(p, level, clock)
             size //= 2
         self._chunk_start[key] = max(1, 2 * largest)

@@ -33,11 +33,7 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
     out = bytearray()
     junctions: list[int] = []
     pos = 0
-    for start, end, replacement in sorted(dict.fromkeys(edits), key=lambda e: (e.start, -e.end)):
-        if start < pos:
-            if end <= pos or replacement:
-                continue
-            start = pos
+    for start, end, replacement in applied(edits):
         out += text[pos:start]
         if not replacement and start < end:
             junctions.append(len(out))
@@ -49,6 +45,21 @@ def apply(text: bytes, edits: Iterable[Edit]) -> bytes:
         if j < run_start:  # junctions in one run of blanks share one repair
             run_start = _repair_separator(out, j)
     return bytes(out)
+
+
+def applied(edits: Iterable[Edit]) -> list[Edit]:
+    """The edits `apply` makes, in order and disjoint: identical ones once, one inside an edited
+    range dropped, a deletion overlapping earlier edits starting where they end."""
+    out: list[Edit] = []
+    pos = 0
+    for start, end, replacement in sorted(dict.fromkeys(edits), key=lambda e: (e.start, -e.end)):
+        if start < pos:
+            if end <= pos or replacement:
+                continue
+            start = pos
+        out.append(Edit(start, end, replacement))
+        pos = end
+    return out
 
 
 def compatible(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> list[Item]:
@@ -86,15 +97,18 @@ def _clashes(taken: list[Edit], e: Edit) -> bool:
 
 def carried(items: Iterable[Item], kept: Iterable[Edit], before: bytes, after: bytes) -> list[Item]:
     """`items`, made on `before`, as they stand on `after`, the text `apply` made of `before` and
-    the edits `kept`: each edit moved by what the kept ones before it added or removed. An item
-    with an edit touching a kept one, or whose range no longer holds the same bytes, is left
-    out; none is carried when the kept edits overlap or `apply` repaired a separator (the
-    lengths do not add up): the offsets would be guesses."""
-    kept = sorted(set(kept))
+    the edits `kept` (those it made: `applied`): each edit moved by what the kept ones before it
+    added or removed. An edit inside the part of a kept edit's range that its replacement copies
+    (a condition folded to the branch it takes keeps that branch's text, and the conditions in
+    it, kept in the same chunk or not) moves with the copy. An item with an edit otherwise
+    touching a kept one (a kept item itself), or whose range no longer holds the same bytes, is
+    left out; none is carried when `apply` repaired a separator (the lengths do not add up):
+    the offsets would be guesses."""
+    kept = applied(kept)
     starts, ends, shifts = [k.start for k in kept], [k.end for k in kept], [0]
     for k in kept:  # shifts[i]: what the first i kept edits added or removed
         shifts.append(shifts[-1] + len(k.replacement) - (k.end - k.start))
-    if any(a.end > b.start for a, b in zip(kept, kept[1:])) or len(after) != len(before) + shifts[-1]:
+    if len(after) != len(before) + shifts[-1]:
         return []
     out = []
     for item in items:
@@ -103,15 +117,35 @@ def carried(items: Iterable[Item], kept: Iterable[Edit], before: bytes, after: b
             before_e = bisect_right(ends, e.start)  # the kept edits ending at or before it
             # those that may touch it: from the two before it (an insertion and a deletion may
             # both end where it starts) to the last starting at or before its end
-            if any(_touches(kept[j], e) for j in range(max(0, before_e - 2), bisect_right(starts, e.end))):
+            touching = [j for j in range(max(0, before_e - 2), bisect_right(starts, e.end)) if _touches(kept[j], e)]
+            if not touching:
+                m = Edit(e.start + shifts[before_e], e.end + shifts[before_e], e.replacement)
+            elif len(touching) == 1 and (at := _copied_to(kept[touching[0]], e, before)) is not None:
+                at += shifts[touching[0]]
+                m = Edit(at, at + e.end - e.start, e.replacement)
+            else:
                 break
-            m = Edit(e.start + shifts[before_e], e.end + shifts[before_e], e.replacement)
             if after[m.start:m.end] != before[e.start:e.end]:
                 break
             moved.append(m)
         else:
             out.append(tuple(moved))
     return out
+
+
+def _copied_to(k: Edit, e: Edit, before: bytes) -> int | None:
+    """Where `e`'s range is in what `k` made of `before` (taken as starting at k.start), when it
+    lies inside the one place in k's range that k's replacement copies; else None."""
+    if not k.replacement or not (k.start <= e.start and e.end <= k.end):
+        return None
+    span = before[k.start:k.end]
+    at = span.find(k.replacement)
+    if at < 0 or span.find(k.replacement, at + 1) >= 0:  # not a copy, or a copy of which place
+        return None
+    source = k.start + at
+    if not (source <= e.start and e.end <= source + len(k.replacement)):
+        return None
+    return k.start + e.start - source
 
 
 def _touches(a: Edit, b: Edit) -> bool:

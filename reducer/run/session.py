@@ -438,8 +438,6 @@ class _Session:
             self._save()
 
 
-
-
 EXPLAIN_BUDGET = 30 * 60.0  # without --time-budget: a real library TU's full explanation takes an hour
 
 

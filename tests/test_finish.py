@@ -172,7 +172,6 @@ def test_the_bug_report_runs_elsewhere_and_agrees_with_reduce_check(tmp_path):
     assert re.search(r"^\| (\*\*)?spill ops(\*\*)? \|", readme, re.M).start() < readme.index("```sh")
     assert "original, no LTO |" in readme and "orig.nolto.vgpr_total (" in readme
     assert re.search(r"nolto_vgpr_total <= \d+", (elsewhere / "repro.sh").read_text())  # the original's, a number
-    assert "culprit" in (elsewhere / "EXPLAIN.md").read_text().lower()  # which compiler passes make the difference
     # every file of the bundle speaks in its own paths: none of this machine's, none of the run's
     for f in (f for f in elsewhere.rglob("*") if f.is_file()):
         text = f.read_text(errors="replace")

@@ -1308,3 +1308,43 @@ def test_a_restrict_pointer_to_a_type_named_through_the_config_is_spelled_throug
     assert b"void kern(typename __plain_t0::type * __restrict out, const typename __plain_t0::type * __restrict in)" \
         in plain
     same_kernels(c, RESTRICT, kern, (plain,))
+
+
+# ck_tile's tile window: a generic lambda in a member of a class template reads a static member
+# of a member type through a member alias (`Traits::VectorDimY`)
+MEMBER_TRAITS = STATIC_FOR + b"""template <int N> struct window {
+  struct load_store_traits { static constexpr int VectorDimY = N / 2; };
+  using Traits = load_store_traits;
+  float v[N];
+  __device__ float load(int k) const {
+    float s = 0;
+    static_for<0, N>{}([&](auto jj) { s += jj == Traits::VectorDimY ? v[jj] * k : v[jj]; });
+    return s;
+  }
+};
+template <int N> __global__ void __launch_bounds__(64) kern(float* out, const float* x) {
+  window<N> w{};
+  for (int i = 0; i < N; ++i) w.v[i] = x[threadIdx.x * N + i];
+  out[threadIdx.x] = w.load(3);
+}
+}
+void launch(float* out, const float* x) { lib::kern<4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_a_static_member_of_a_member_type_is_qualified_without_typename(tmp_path):
+    """`typename X::traits::V` is no expression (the chain stopped there on ck_tile): the qualifier
+    is the member type without `typename`, and the chain goes on through `static_for`."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernILi4EEEvPfPKf"
+    values = service(c, (kern,))
+    src, step = Source(MEMBER_TRAITS, "cuda", values.bind(lambda probe, part=MEMBER_TRAITS: part + probe)), REGISTRY["plain"]
+    (item,) = step.items(src, 0)
+    chained = apply(MEMBER_TRAITS, item)
+    assert len(re.findall(rb"s \+= jj == __plain_t\d+::load_store_traits::VectorDimY \? self.v\[jj\] \* k : self.v\[jj\];",
+                          chained)) == 4
+    # the kernel, `load`, `static_for`'s and its implementation's `operator()`
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
+    fp = values.footprint(chained, chained)
+    assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
+    same_kernels(c, MEMBER_TRAITS, kern, (chained,))

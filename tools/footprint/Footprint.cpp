@@ -1516,13 +1516,13 @@ public:
     // a member type of a specialization (`typename shape<T, C>::acc_t`): through the class's name
     if (auto *TT = T->getAs<TypedefType>(); !Decomposed && TT && !T.hasLocalQualifiers())
       if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(TT->getDecl()->getDeclContext()))
-        return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + TT->getDecl()->getName().str();
+        return "typename " + scope(Ctx.getCanonicalTagType(RD)) + TT->getDecl()->getName().str();
     // and a class or enum declared in one (ck_tile's `GemmKernel<...>::GemmCommonKargs`): spelled
     // whole, its class's arguments are a long list tree-sitter misreads
     if (auto *Tag = T->getAsTagDecl(); !Decomposed && Tag && !T.hasLocalQualifiers() && Tag->getIdentifier() &&
                                        !isa<ClassTemplateSpecializationDecl>(Tag))
       if (auto *RD = dyn_cast<ClassTemplateSpecializationDecl>(Tag->getDeclContext()))
-        return "typename " + spell(Ctx.getCanonicalTagType(RD)) + "::" + Tag->getName().str();
+        return "typename " + scope(Ctx.getCanonicalTagType(RD)) + Tag->getName().str();
     // a vector as a typedef: tree-sitter does not parse the attribute in an alias declaration
     if (auto *V = dyn_cast<ExtVectorType>(T.getCanonicalType()); V && !T.hasQualifiers()) {
       std::string Element = spell(V->getElementType());
@@ -1537,6 +1537,12 @@ public:
     std::string Name = fresh(S);
     declare(T, Name, "using " + Name + " = " + Definition + ";");
     return Name;
+  }
+  // `T` as the qualifier of a name, `X::`: without the `typename` of a member type
+  // (`typename A::traits::V` is no expression; in a qualifier `A::traits` names a type anyway)
+  std::string scope(QualType T) {
+    std::string S = spell(T);
+    return (StringRef(S).starts_with("typename ") ? S.substr(9) : S) + "::";
   }
   // `Spelled` (a type as `spell` or `printType` wrote it) as one name, for a functional cast
   // (`T{}`, `T(x)`), where `const X` does not parse (CK's `SliceLengths{}`, its argument a
@@ -2411,11 +2417,10 @@ private:
     // a qualifier's `const` (a `const Seq` type argument's `L::At(2)`) means nothing, and
     // `const X::At` does not parse
     if (ByType)
-      OS << Names.spell((Within ? Q.getAsType()->getCanonicalTypeInternal() : QualType(Q.getAsType(), 0))
-                            .getUnqualifiedType())
-         << "::";
+      OS << Names.scope((Within ? Q.getAsType()->getCanonicalTypeInternal() : QualType(Q.getAsType(), 0))
+                            .getUnqualifiedType());
     else if (Member)
-      OS << Names.spell(Ctx.getCanonicalTagType(Member)) << "::";
+      OS << Names.scope(Ctx.getCanonicalTagType(Member));
     else if (Q)
       Q.print(OS, Policy);
     OS << (E->hasTemplateKeyword() ? "template " : "") << E->getNameInfo();

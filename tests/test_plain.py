@@ -1146,7 +1146,7 @@ template <class T, int N> __global__ void __launch_bounds__(64) kern(T* out, con
 void launch(float* out, const float* x) { lib::kern<float, 4><<<1, 64>>>(out, x, 2.0f); }
 """
 CLOSURES_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_S1_"
-NO_IDENTIFIER = "its name is no identifier (an operator but `()`, a constructor)"
+NO_IDENTIFIER = "its name is no identifier (a conversion, a constructor, `->`, `new`)"
 
 
 def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_on(tmp_path):
@@ -1348,3 +1348,57 @@ def test_a_static_member_of_a_member_type_is_qualified_without_typename(tmp_path
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
     same_kernels(c, MEMBER_TRAITS, kern, (chained,))
+
+
+# operators a plain kernel calls by their signs: a class template's members (`[]`, `+=`) and free
+# function templates (binary `+`, unary `-`), one operand holding another's call
+OPERATORS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> struct vec {
+  T v[N];
+  __device__ const T& operator[](int i) const { return v[i]; }
+  __device__ T& operator[](int i) { return v[i]; }
+  __device__ vec& operator+=(const vec& o) { for (int i = 0; i < N; ++i) v[i] += o.v[i]; return *this; }
+};
+template <class T, int N> __device__ vec<T, N> operator+(const vec<T, N>& a, const vec<T, N>& b) {
+  vec<T, N> r{}; for (int i = 0; i < N; ++i) r.v[i] = a.v[i] + b.v[i]; return r;
+}
+template <class T, int N> __device__ vec<T, N> operator-(const vec<T, N>& a) {
+  vec<T, N> r{}; for (int i = 0; i < N; ++i) r.v[i] = -a.v[i]; return r;
+}
+template <int N> __global__ void __launch_bounds__(64) kern(float* out, const float* x) {
+  vec<float, N> a{}, b{};
+  for (int i = 0; i < N; ++i) { a[i] = x[threadIdx.x * N + i]; b[i] = x[i] * 2; }
+  b += -a;
+  vec<float, N> c = a + b;
+  const vec<float, N>& d = c;
+  out[threadIdx.x] = d[1] + c[0] + b[N - 1];
+}
+}
+void launch(float* out, const float* x) { lib::kern<4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_operators_called_by_their_signs_become_plain_functions_called_by_name(tmp_path):
+    """`a + b` becomes `__plain_operator_plus(a, b)`, `c[0]` `__plain_operator_index(c, 0)` (a
+    member's object its `self`). `b += -a` holds the call of `-`: rewritten as it stands, `-a`
+    would still name the template whose body goes, so `+=` waits a level."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernILi4EEEvPfPKf"
+    values = service(c, (kern,))
+    src, step = Source(OPERATORS, "cuda", values.bind(lambda probe, part=OPERATORS: part + probe)), REGISTRY["plain"]
+    second = plain_step(values, plain_step(values, OPERATORS))  # the kernel, then what it calls
+    assert b"b += ::lib::__plain_operator_minus(a);" in second
+    assert b"__plain_t0 c = ::lib::__plain_operator_plus(a, b);" in second
+    assert b"::lib::__plain_operator_index(d, 1) + ::lib::__plain_operator_index1(c, 0)" in second
+    assert b"::lib::__plain_operator_index1(a, i) = x[threadIdx.x * 4 + i];" in second
+    assert b"__plain_operator_plus_eq" not in second
+    (item,) = step.items(src, 0)
+    chained = apply(OPERATORS, item)
+    assert b"::lib::__plain_operator_plus_eq(b, ::lib::__plain_operator_minus(a));" in chained
+    assert re.search(rb"__plain_t0 & __plain_operator_plus_eq\(__plain_t0 &self, const __plain_t0 &o\)", chained)
+    # the kernel, `[]` twice, `+=`, `+`, `-`
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 6
+    fp = values.footprint(chained, chained)
+    assert fp is not None and fp.callees == () and fp.kept == ()
+    same_kernels(c, OPERATORS, kern, (second, chained))

@@ -432,6 +432,7 @@ private:
   llvm::json::Array Kept;  // the templates plain code calls that plainCallees leaves, each with why
   std::optional<std::string> objectCall(const MemberExpr *ME, const CallExpr *Call, bool Const, Span &Ref);
   std::optional<std::string> operatorCall(const CXXOperatorCallExpr *Call, bool Const, Span &Ref);
+  std::optional<std::string> operands(const CXXOperatorCallExpr *Call, bool Const);
   std::optional<std::string> openCall(const std::string &Object, CallExpr::const_arg_iterator Begin,
                                       CallExpr::const_arg_iterator End, Span &Ref);
   std::optional<std::vector<std::tuple<unsigned, unsigned, std::string>>> opening(const CXXRecordDecl *RD,
@@ -2990,13 +2991,14 @@ public:
   bool VisitCallExpr(CallExpr *E) {
     if (auto *M = dyn_cast<MemberExpr>(E->getCallee()->IgnoreParens()))
       Calls[M] = E;
-    if (auto *O = dyn_cast<CXXOperatorCallExpr>(E); O && O->getOperator() == OO_Call)
+    if (auto *O = dyn_cast<CXXOperatorCallExpr>(E))
       if (auto *R = dyn_cast<DeclRefExpr>(O->getCallee()->IgnoreParenImpCasts()))
         Calls[R] = E;
     return true;
   }
   std::vector<std::pair<const FunctionDecl *, const Expr *>> Found;
-  // a member called: its call (`obj.f(a)`'s MemberExpr, or `obj(a)`'s reference to `operator()`)
+  // a member called: its call (`obj.f(a)`'s MemberExpr, or an operator's reference, `obj(a)`'s
+  // `operator()`, `a[i]`'s `operator[]`, `a + b`'s `operator+`)
   std::map<const Expr *, const CallExpr *> Calls;
 };
 
@@ -3024,6 +3026,28 @@ private:
   }
   const std::set<const FunctionDecl *> &Patterns;
 };
+
+static const char *NoIdentifier = "its name is no identifier (a conversion, a constructor, `->`, `new`)";
+
+// An operator's name as a word for its printed function's name (`+=`: `plus_eq`, `[]`:
+// `index`), empty for those not printed: `()` (the object's call, printed as `call`), `->`, `new`
+// and `delete`, `co_await`, a conversion.
+static std::string operatorWord(OverloadedOperatorKind K) {
+  if (K == OO_None || K == OO_Call || K == OO_Arrow || K == OO_ArrowStar || K == OO_New || K == OO_Delete ||
+      K == OO_Array_New || K == OO_Array_Delete || K == OO_Coawait || K == OO_Conditional)
+    return "";
+  if (K == OO_Subscript)
+    return "operator_index";
+  static const std::map<char, const char *> Words{
+      {'+', "plus"}, {'-', "minus"}, {'*', "star"}, {'/', "slash"}, {'%', "percent"}, {'^', "caret"},
+      {'&', "amp"},  {'|', "pipe"},  {'~', "tilde"}, {'!', "not"},  {'=', "eq"},      {'<', "lt"},
+      {'>', "gt"},   {',', "comma"}};
+  std::string Out = "operator";
+  for (char C : StringRef(getOperatorSpelling(K)))
+    if (auto It = Words.find(C); It != Words.end())
+      Out += std::string("_") + It->second;
+  return Out;
+}
 
 // Whether an object is a temporary: a prvalue, or one materialized for the call (an lvalue then,
 // where the implicit object parameter is one: `Partitioner{}()`).
@@ -3119,27 +3143,30 @@ llvm::json::Array Footprint::plainCallees() {
   };
   // a template whose specializations are printed: one item
   struct Template {
+    const FunctionDecl *Pattern;
     std::pair<unsigned, unsigned> Body;
     std::vector<std::string> Namespaces;
     std::vector<Printed> Specs;
   };
   std::vector<Template> Templates;
   std::set<std::string> Taken;
+  // why a template plain code calls stays one (`kept`, for whoever measures where the chain stops)
+  auto keep = [&](const FunctionDecl *P, const std::string &Why) {
+    bool Called = std::any_of(Instances[P].begin(), Instances[P].end(), [&](const FunctionDecl *S) {
+      return std::any_of(Uses[S].begin(), Uses[S].end(), [](const Use &U) { return plainCode(U.In); });
+    });
+    if (Called)
+      Kept.push_back(llvm::json::Object{{"name", P->getQualifiedNameAsString()}, {"why", Why}});
+  };
   for (auto [Offset, P] : Patterns) {
-    // why a template plain code calls stays one (`kept`, for whoever measures where the chain stops)
-    auto keep = [&](const std::string &Why) {
-      bool Called = std::any_of(Instances[P].begin(), Instances[P].end(), [&](const FunctionDecl *S) {
-        return std::any_of(Uses[S].begin(), Uses[S].end(), [](const Use &U) { return plainCode(U.In); });
-      });
-      if (Called)
-        Kept.push_back(llvm::json::Object{{"name", P->getQualifiedNameAsString()}, {"why", Why}});
-    };
     auto *PM = dyn_cast<CXXMethodDecl>(P);
     bool CallOperator = P->getOverloadedOperator() == OO_Call && !(PM && PM->getParent()->isLambda());
-    if (!P->getBody() || !(P->getDeclName().isIdentifier() || CallOperator) || P->hasAttr<CUDAGlobalAttr>() ||
-        (PM && P->isOutOfLine()) || !Main.plain(P->getBody()->getSourceRange())) {
-      keep(!P->getDeclName().isIdentifier() && !CallOperator
-               ? "its name is no identifier (an operator but `()`, a constructor)"
+    std::string OperatorName = operatorWord(P->getOverloadedOperator());
+    bool Operator = !OperatorName.empty() && !(PM && PM->getParent()->isLambda());
+    if (!P->getBody() || !(P->getDeclName().isIdentifier() || CallOperator || Operator) ||
+        P->hasAttr<CUDAGlobalAttr>() || (PM && P->isOutOfLine()) || !Main.plain(P->getBody()->getSourceRange())) {
+      keep(P, !P->getDeclName().isIdentifier() && !CallOperator && !Operator
+               ? NoIdentifier
            : PM && P->isOutOfLine()         ? "defined outside its class"
                                             : "no body written in the file");
       continue;
@@ -3148,11 +3175,11 @@ llvm::json::Array Footprint::plainCallees() {
     auto Namespaces = namespacesOf(PM ? PM->getParent()->getDeclContext() : P->getDeclContext());
     if (!Body || !Namespaces ||
         std::any_of(Namespaces->begin(), Namespaces->end(), [](const std::string &N) { return N.empty(); })) {
-      keep("not in named namespaces");
+      keep(P, "not in named namespaces");
       continue;
     }
     std::vector<Printed> Specs;
-    std::map<unsigned, const FunctionDecl *> Owner;  // a reference's begin -> its specialization
+    std::map<std::pair<unsigned, unsigned>, const FunctionDecl *> Owner;  // a reference's text -> its specialization
     std::string Why;
     // named nowhere the walk did not see, with no argument list it did not reach
     std::set<const Expr *> Walked;
@@ -3201,9 +3228,14 @@ llvm::json::Array Footprint::plainCallees() {
         }
       }
       for (const Use &U : Uses[S]) {
-        // `obj(a)`: the reference is the object's text, then the call's `(`
+        // `obj(a)`: the reference is the object's text, then the call's `(`; `a[i]`, `a + b`,
+        // `-a`: the whole expression, written again as a call
         auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(U.Call);
-        SourceRange R = Op ? Op->getArg(0)->getSourceRange() : U.E ? U.E->getSourceRange() : SourceRange();
+        bool Whole = Op && Op->getOperator() != OO_Call;
+        SourceRange R = Whole ? Op->getSourceRange()
+                        : Op  ? Op->getArg(0)->getSourceRange()
+                        : U.E ? U.E->getSourceRange()
+                              : SourceRange();
         auto Span = Main.plain(R) ? Main.span(R, false) : std::nullopt;
         // inside the function's own text: not a type's argument it only spells (`auto`'s deduced
         // type holds the class's member types with the expressions their arguments were)
@@ -3230,21 +3262,26 @@ llvm::json::Array Footprint::plainCallees() {
         }
         auto Begin = Main.offset(Top->getBeginLoc());
         std::optional<std::string> Then = "";
-        if (Span && SM && SM->isInstance())
+        if (Span && Whole)
+          Then = operands(Op, !SM || !SM->isInstance() || SM->isConst() || Pr.Rvalue);
+        else if (Span && SM && SM->isInstance())
           Then = Op ? operatorCall(Op, SM->isConst() || Pr.Rvalue, *Span)
                     : objectCall(ME, U.Call, SM->isConst() || Pr.Rvalue, *Span);
-        if (!plainCode(U.In))
+        if (Operator && !Whole && !CallOperator)
+          Why = "an operator not called by its sign (`a.operator+(b)`, its address)";
+        else if (!plainCode(U.In))
           Why = "named from template code";
         else if (!Span || !Begin)
           Why = "a reference not written in the file's own text";
         else if (!Then)
-          Why = "a member's reference that is no call through an object written in the file";
+          Why = Whole ? "an operator's operands not written in the file, or a postfix `++`/`--`"
+                      : "a member's reference that is no call through an object written in the file";
         else if ((ME && ME->getBase()->HasSideEffects(Ctx)) || (Op && Op->getArg(0)->HasSideEffects(Ctx)))
           Why = "called through an object whose evaluation does something";
         if (!Why.empty())
           break;
         // a generic lambda's instantiations share their text: one reference, to one specialization
-        auto [Owned, New] = Owner.insert({Span->Begin, S});
+        auto [Owned, New] = Owner.insert({{Span->Begin, Span->End}, S});
         if (Owned->second != S) {
           Why = "one reference resolved to two specializations";
           break;
@@ -3266,20 +3303,21 @@ llvm::json::Array Footprint::plainCallees() {
       Specs.push_back(std::move(Pr));
     }
     if (!Why.empty()) {
-      keep(Why);
+      keep(P, Why);
       continue;
     }
     if (std::any_of(Specs.begin(), Specs.end(), [](const Printed &Pr) {
           const FunctionDecl *Def = nullptr;
           return !Pr.S->hasBody(Def) || !calleePrintable(Def);
         })) {
-      keep("not printable: a closure's type, a lambda's parameter pack, parameters of one name, an undeduced return type");
+      keep(P, "not printable: a closure's type, a lambda's parameter pack, parameters of one name, an undeduced return type");
       continue;
     }
     // several argument lists: a fresh name each, numbered in the order of their first reference
     std::sort(Specs.begin(), Specs.end(), [](const Printed &A, const Printed &B) { return A.First < B.First; });
     for (unsigned K = 0; K < Specs.size(); ++K) {
-      std::string Base = "__plain_" + (CallOperator ? std::string("call") : P->getName().str()) +
+      std::string Base = "__plain_" +
+                         (CallOperator ? std::string("call") : Operator ? OperatorName : P->getName().str()) +
                          (Specs.size() > 1 ? "_" + std::to_string(K + 1) : "");
       std::string Name = Base;
       for (unsigned N = 1; Main.contains(Name) || Taken.count(Name); ++N)
@@ -3287,8 +3325,35 @@ llvm::json::Array Footprint::plainCallees() {
       Taken.insert(Name);
       Specs[K].Fresh = Name;
     }
-    Templates.push_back({{Body->Begin, Body->End}, *Namespaces, std::move(Specs)});
+    Templates.push_back({P, {Body->Begin, Body->End}, *Namespaces, std::move(Specs)});
   }
+  // a reference whose text holds another's (`a[i] + b`, `a.f().g(`) would be written again
+  // with the other's text as it was, naming a template whose body goes: it waits a level
+  std::vector<std::pair<unsigned, unsigned>> Spans;
+  for (const Template &T : Templates)
+    for (const Printed &Pr : T.Specs)
+      for (const Ref &R : Pr.Refs)
+        Spans.push_back({R.Begin, R.End});
+  std::sort(Spans.begin(), Spans.end());
+  auto holds = [&](const Ref &R) {
+    for (auto It = std::lower_bound(Spans.begin(), Spans.end(), std::make_pair(R.Begin, 0u));
+         It != Spans.end() && It->first < R.End; ++It)
+      if (It->second <= R.End && *It != std::make_pair(R.Begin, R.End))
+        return true;
+    return false;
+  };
+  std::vector<Template> Printable;
+  for (Template &T : Templates) {
+    bool Holds = std::any_of(T.Specs.begin(), T.Specs.end(), [&](const Printed &Pr) {
+      return std::any_of(Pr.Refs.begin(), Pr.Refs.end(), holds);
+    });
+    if (Holds) {
+      keep(T.Pattern, "a reference holds a call of another printed function");
+      continue;
+    }
+    Printable.push_back(std::move(T));
+  }
+  Templates = std::move(Printable);
   // printed in the order of where they go, so that a definition names the types one before it
   // (in its namespaces or enclosing ones) aliased through that one's aliases: within one item,
   // or shared by several items, each of which declares them (`LevelAliases`)
@@ -3360,6 +3425,26 @@ std::optional<std::string> Footprint::operatorCall(const CXXOperatorCallExpr *Ca
     return std::nullopt;
   std::string Object = Main.Text.substr(Ref.Begin, Ref.End - Ref.Begin).str();
   return openCall(Object, Call->arg_begin() + 1, Call->arg_end(), Ref);
+}
+
+// `a[i]`, `a + b`, `-a` as a call of the operator's printed function: what follows its fresh
+// name, `(a, i)`, each operand's text as written (a member's object first, its `self`). Nullopt:
+// an operand not written in the file, a postfix `++`/`--` (its second operand is none), a
+// non-const member's object a temporary.
+std::optional<std::string> Footprint::operands(const CXXOperatorCallExpr *Call, bool Const) {
+  bool Binary = Call->getNumArgs() == 2 && (Call->isInfixBinaryOp() || Call->getOperator() == OO_Subscript);
+  if (!Binary && Call->getNumArgs() != 1)
+    return std::nullopt;
+  if (!Const && temporary(Call->getArg(0)))
+    return std::nullopt;
+  std::string Out = "(";
+  for (const Expr *A : Call->arguments()) {
+    auto S = Main.plain(A->getSourceRange()) ? Main.span(A->getSourceRange(), false) : std::nullopt;
+    if (!S)
+      return std::nullopt;
+    Out += (Out.size() > 1 ? ", " : "") + Main.Text.substr(S->Begin, S->End - S->Begin).str();
+  }
+  return Out + ")";
 }
 
 // What follows a free function's fresh name for a call on `Object` with the arguments

@@ -1402,3 +1402,44 @@ def test_operators_called_by_their_signs_become_plain_functions_called_by_name(t
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and fp.kept == ()
     same_kernels(c, OPERATORS, kern, (second, chained))
+
+
+# ck_tile's `tile.get_thread_buffer()[i]`, `view.get_buffer().get(i)`: a member called through
+# an object that is itself a call
+THROUGH_CALLS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <int N> struct buffer {
+  float v[N];
+  __device__ float get(int i) const { return v[i]; }
+  __device__ float& operator[](int i) { return v[i]; }
+};
+template <int N> struct window {
+  buffer<N> b;
+  __device__ buffer<N>& buf() { return b; }
+};
+template <int N> __global__ void __launch_bounds__(64) kern(float* out, const float* x) {
+  window<N> w{};
+  for (int i = 0; i < N; ++i) w.buf()[i] = x[threadIdx.x * N + i];
+  out[threadIdx.x] = w.buf().get(1) + w.buf().get(N - 1);
+}
+}
+void launch(float* out, const float* x) { lib::kern<4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_a_member_called_through_an_object_that_is_a_call_becomes_plain_a_level_later(tmp_path):
+    """The object's text moves to `self` and is evaluated once, as before: only a static member,
+    whose object goes, waits for an object whose evaluation does nothing."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernILi4EEEvPfPKf"
+    values = service(c, (kern,))
+    src, step = Source(THROUGH_CALLS, "cuda", values.bind(lambda probe, part=THROUGH_CALLS: part + probe)), REGISTRY["plain"]
+    (item,) = step.items(src, 0)
+    chained = apply(THROUGH_CALLS, item)
+    assert b"::lib::__plain_operator_index(::lib::__plain_buf(w), i) = x[threadIdx.x * 4 + i];" in chained
+    assert b"::lib::__plain_get(::lib::__plain_buf(w), 1) + ::lib::__plain_get(::lib::__plain_buf(w), 4 - 1)" in chained
+    # the kernel, `buf`, `get`, `[]`
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
+    fp = values.footprint(chained, chained)
+    assert fp is not None and fp.callees == () and fp.kept == ()
+    same_kernels(c, THROUGH_CALLS, kern, (chained,))

@@ -18,7 +18,11 @@ a fresh name, put before its first caller, its references rewritten to that name
 template's body made `;` (footprint `callees`). A template reached with several argument lists
 gets one printed function each (`__plain_make_buf_1`, `_2`), all in one item. A non-static
 member becomes a free function of its object (`__plain_Run(Cls &self, ...)`, `this` spelled
-through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`. A free function
+through `self`), its calls `obj.Run(a)` rewritten to `__plain_Run(obj, a)`; an operator called
+by its sign, member or not, as a function of its operands (`a + b` -> `__plain_operator_plus(a,
+b)`, `c[i]` -> `__plain_operator_index(c, i)`). A reference whose text holds another one of the
+level (`b += -a`, `x.f().g()`) waits a level: written again, its copy of the other's text would
+name a template whose body goes. A free function
 loses the class's private access: the item also makes public the members of each class its body
 names that are not (`private:` / `protected:` -> `public:`, a `class`'s default access too), when
 the file spells that class; access decides no code, and the candidate is tested anyway. Two items

@@ -3276,8 +3276,10 @@ llvm::json::Array Footprint::plainCallees() {
         else if (!Then)
           Why = Whole ? "an operator's operands not written in the file, or a postfix `++`/`--`"
                       : "a member's reference that is no call through an object written in the file";
-        else if ((ME && ME->getBase()->HasSideEffects(Ctx)) || (Op && Op->getArg(0)->HasSideEffects(Ctx)))
-          Why = "called through an object whose evaluation does something";
+        else if (!(SM && SM->isInstance()) && ((ME && ME->getBase()->HasSideEffects(Ctx)) ||
+                                               (Op && !Whole && Op->getArg(0)->HasSideEffects(Ctx))))
+          // a static member's call drops its object's text (a non-static one's moves to `self`)
+          Why = "a static member called through an object whose evaluation does something";
         if (!Why.empty())
           break;
         // a generic lambda's instantiations share their text: one reference, to one specialization

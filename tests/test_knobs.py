@@ -16,7 +16,18 @@ import pytest
 from conftest import CLANG, ROOT, needs_clang22
 
 from interestingness.tools.explain import explain_file
-from interestingness.tools.explain.knobs import KNOB_TABLE, KnobError, judge, knob_table, load_knobs, option_name
+from interestingness.tools.explain.knobs import (
+    KNOB_TABLE,
+    Knob,
+    KnobError,
+    OutOfTime,
+    judge,
+    knob_table,
+    load_knobs,
+    option_name,
+    render,
+    try_knobs,
+)
 from interestingness.tools.explain.report import render_markdown
 from interestingness.tools.explain.stages import LINK
 
@@ -66,6 +77,40 @@ def test_a_knobs_outcome_follows_the_predicate_and_the_spill():
     assert judge({"vgpr_spills": 17, "spill_ops": 22, "mfma": 24}, side, True) == "worse"
     assert judge({"vgpr_spills": 4, "spill_ops": 2, "mfma": 24}, side, True) == "better"
     assert judge(dict(side), side, True) == "same"
+
+
+class _Bounded:
+    """A runner whose time bound passes after its first build: what try_knobs sees of Explainer."""
+
+    class b:
+        options = staticmethod(lambda stage, opts: list(opts))
+        by_hand = staticmethod(lambda stage, opts: " ".join(opts))
+        side = staticmethod(lambda stage: "lto")
+
+    def __init__(self):
+        self.builds = 0
+
+    def map(self, fn, items, phase):
+        return [fn(i) for i in items]
+
+    def build(self, stage, opts):
+        if self.builds:
+            raise OutOfTime
+        self.builds += 1
+        return type("Build", (), {"seconds": 1.0, "failure": "", "ok": True,
+                                  "figures": {"vgpr_spills": 0, "spill_ops": 0, "mfma": 24}})()
+
+    def verdict(self, stage, figures, base):
+        return False, "no spill"
+
+
+def test_knobs_past_the_time_bound_are_not_built_and_those_built_are_kept():
+    knobs = [Knob("a", ("-a",), ""), Knob("b", ("-b",), ""), Knob("c", ("-c",), "")]
+    side = {"vgpr_spills": 4, "spill_ops": 6, "mfma": 24}
+    tries = try_knobs(_Bounded(), LINK, knobs, {"lto": side}, frozenset({"a", "b", "c"}))
+    assert [(t.name, t.outcome) for t in tries] == [("a", "removes"), ("b", "not built"), ("c", "not built")]
+    table = "\n".join(render(tries, side, "the link"))
+    assert "| `b` | `-b` |" in table and "| - | not built (time bound) |" in table
 
 
 # ---------------------------------------------------------------- with the real toolchain

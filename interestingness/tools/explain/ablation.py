@@ -15,6 +15,7 @@ from joblib import Parallel, delayed
 
 from interestingness.measure.metrics import Metrics
 from interestingness.tools.explain.dumps import Dump, pick_dumps
+from interestingness.tools.explain.knobs import OutOfTime
 from interestingness.tools.explain.pass_log import (
     PassGates,
     PassRun,
@@ -32,10 +33,6 @@ MAX_REPORTED = 2000  # a stage with more pass executions is not asked which chan
 OUTCOMES = ("culprit", "lost-mfma", "worse", "better", "same", "error", "unknown", "not built")
 
 Progress = Callable[..., None]  # progress(kind, **info): see explain_file
-
-
-class OutOfTime(Exception):
-    """A build not started: the explanation's time bound has passed (Explainer.deadline)."""
 
 
 @dataclass

@@ -27,7 +27,7 @@ from interestingness.measure.metrics import Metrics
 
 KNOB_TABLE = Path(__file__).with_name("knobs.toml")
 # what a knob's build did (KnobTry.outcome), in the order they are listed
-KNOB_OUTCOMES = ("removes", "recovers", "lost-mfma", "better", "worse", "same", "error", "unavailable")
+KNOB_OUTCOMES = ("removes", "recovers", "lost-mfma", "better", "worse", "same", "error", "unavailable", "not built")
 KNOB_FIGURES = ("vgpr_spills", "spill_ops", "scratch_size", "vgpr", "agpr", "mfma", "occupancy")
 
 
@@ -105,6 +105,10 @@ class KnobTry:
         return dataclasses.asdict(self)
 
 
+class OutOfTime(Exception):
+    """A build not started: the explanation's time bound has passed (a Runner's deadline)."""
+
+
 class Runner(Protocol):
     """What try_knobs uses of explain's engine (ablation.Explainer)."""
 
@@ -112,7 +116,7 @@ class Runner(Protocol):
 
     def map(self, fn: Callable, items: Sequence, phase: str) -> list: ...
 
-    def build(self, stage: str, opts: Sequence[str]) -> Any: ...
+    def build(self, stage: str, opts: Sequence[str]) -> Any: ...  # raises OutOfTime past the deadline
 
     def verdict(self, stage: str, figures: Metrics | None,
                 base: dict[str, Metrics | None]) -> tuple[bool | None, str]: ...
@@ -120,7 +124,8 @@ class Runner(Protocol):
 
 def try_knobs(ex: Runner, stage: str, knobs: Sequence[Knob], base: dict[str, Metrics | None],
               known: frozenset[str]) -> list[KnobTry]:
-    """Each knob alone in `stage` (`jobs` builds at a time); `known`: the toolchain's options."""
+    """Each knob alone in `stage` (`jobs` builds at a time); `known`: the toolchain's options. A
+    knob whose build would start past the time bound is `not built`; those built are kept."""
     side = base.get(ex.b.side(stage)) or {}
 
     def one(knob: Knob) -> KnobTry:
@@ -130,7 +135,11 @@ def try_knobs(ex: Runner, stage: str, knobs: Sequence[Knob], base: dict[str, Met
         if missing:
             t.failure = f"this toolchain has no {', '.join(option_name(o) for o in missing)}"
             return t
-        build = ex.build(stage, knob.options)
+        try:
+            build = ex.build(stage, knob.options)
+        except OutOfTime:
+            t.outcome = "not built"
+            return t
         t.seconds, t.failure, t.figures = round(build.seconds, 2), build.failure, build.figures
         if not build.ok or build.figures is None:
             t.outcome = "error"
@@ -185,7 +194,8 @@ def render(tries: Sequence[KnobTry], side: Metrics | None, where: str, run_from:
         cells = [f"**{_get(figs, k)}**" if t.figures and figs.get(k) != side.get(k) else _get(figs, k)
                  for k in KNOB_FIGURES]
         pred = "-" if t.holds is None else "holds" if t.holds else "no"
-        outcome = t.outcome + (f": {t.failure}" if t.failure and t.outcome in ("error", "unavailable") else "")
+        outcome = t.outcome + (f": {t.failure}" if t.failure and t.outcome in ("error", "unavailable") else
+                               " (time bound)" if t.outcome == "not built" else "")
         out.append(f"| `{t.name}` | `{' '.join(t.options)}` | " + " | ".join(cells) + f" | {pred} | {outcome} |")
     out.append("")
     if winners and run_from:

@@ -1443,3 +1443,35 @@ def test_a_member_called_through_an_object_that_is_a_call_becomes_plain_a_level_
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and fp.kept == ()
     same_kernels(c, THROUGH_CALLS, kern, (chained,))
+
+
+# ck_tile's `bit_cast`-like casts: a pointer cast to a pointer to a vector named by a template
+# parameter
+VECTOR_CASTS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <class T, int N> using ext_vector_t = T __attribute__((ext_vector_type(N)));
+template <class V, class T> __device__ V* as(T* p) { return (V*)p; }
+template <class V, class T> __device__ const V* cas(const T* p) { return reinterpret_cast<const V*>(p); }
+template <int N> __global__ void __launch_bounds__(64) kern(float* out, const float* x) {
+  float v[N];
+  for (int i = 0; i < N; ++i) v[i] = x[threadIdx.x * N + i];
+  out[threadIdx.x] = (*as<ext_vector_t<float, N>>(v))[1] + (*cas<ext_vector_t<float, N>>(x))[2];
+}
+}
+void launch(float* out, const float* x) { lib::kern<4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_a_cast_to_a_pointer_to_a_vector_names_the_vector_through_its_typedef(tmp_path):
+    """clang prints the type as `(_Float16 * __attribute__((ext_vector_type(1))))`, a vector of
+    pointers, which does not compile (the chain stopped there on ck_tile)."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernILi4EEEvPfPKf"
+    values = service(c, (kern,))
+    src, step = Source(VECTOR_CASTS, "cuda", values.bind(lambda probe, part=VECTOR_CASTS: part + probe)), REGISTRY["plain"]
+    (item,) = step.items(src, 0)
+    chained = apply(VECTOR_CASTS, item)
+    assert b"typedef float __plain_t0 __attribute__((ext_vector_type(4)));" in chained
+    assert b"return (__plain_t0 *)p;" in chained and b"return reinterpret_cast<const __plain_t0 *>(p);" in chained
+    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 3
+    same_kernels(c, VECTOR_CASTS, kern, (chained,))

@@ -2139,7 +2139,7 @@ private:
     if (!T.isNull() && T->isInstantiationDependentType())
       return dependent(T);
     if (T.isNull() || T->getContainedDeducedType() ||
-        (T.getAsString(Policy).find('<') == std::string::npos && !memberOfSpecialization(T)) ||
+        (T.getAsString(Policy).find('<') == std::string::npos && !memberOfSpecialization(T) && !vectorWithin(T)) ||
         !nameable(T.getCanonicalType()))
       return std::nullopt;
     std::string Out;

@@ -3029,9 +3029,9 @@ private:
 
 static const char *NoIdentifier = "its name is no identifier (a conversion, a constructor, `->`, `new`)";
 
-// An operator's name as a word for its printed function's name (`+=`: `plus_eq`, `[]`:
-// `index`), empty for those not printed: `()` (the object's call, printed as `call`), `->`, `new`
-// and `delete`, `co_await`, a conversion.
+// An operator's name as words for its printed function's name (`+=`: `operator_plus_eq`, `[]`:
+// `operator_index`), empty for those not printed so: `()` (an object's call, printed as `call`),
+// `->`, `new` and `delete`, `co_await`, a conversion.
 static std::string operatorWord(OverloadedOperatorKind K) {
   if (K == OO_None || K == OO_Call || K == OO_Arrow || K == OO_ArrowStar || K == OO_New || K == OO_Delete ||
       K == OO_Array_New || K == OO_Array_Delete || K == OO_Coawait || K == OO_Conditional)

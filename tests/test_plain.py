@@ -123,6 +123,14 @@ def printed(definition) -> str:
     return "".join(a.text + "\n" for a in definition.aliases) + definition.text
 
 
+def plain_chain(values, text: bytes) -> tuple[int, bytes]:
+    """`plain`'s chain on `text` (its level 0, one item): how many templates it makes plain, and the text."""
+    src, step = Source(text, "cuda", values.bind(lambda probe, part=text: part + probe)), REGISTRY["plain"]
+    (item,) = step.items(src, 0)
+    chained = apply(text, item)
+    return step.progress(src) - step.progress(Source(chained, "cuda")), chained
+
+
 def plain_step(values, text: bytes) -> bytes:
     """Every item of `plain` on `text` in one candidate, checked as the engine would before a test:
     within the pass's measure, no more parse errors."""
@@ -1338,13 +1346,11 @@ def test_a_static_member_of_a_member_type_is_qualified_without_typename(tmp_path
     c = compiler(tmp_path, ["-std=gnu++20"])
     kern = "_ZN3lib4kernILi4EEEvPfPKf"
     values = service(c, (kern,))
-    src, step = Source(MEMBER_TRAITS, "cuda", values.bind(lambda probe, part=MEMBER_TRAITS: part + probe)), REGISTRY["plain"]
-    (item,) = step.items(src, 0)
-    chained = apply(MEMBER_TRAITS, item)
+    lowered, chained = plain_chain(values, MEMBER_TRAITS)
     assert len(re.findall(rb"s \+= jj == __plain_t\d+::load_store_traits::VectorDimY \? self.v\[jj\] \* k : self.v\[jj\];",
                           chained)) == 4
     # the kernel, `load`, `static_for`'s and its implementation's `operator()`
-    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
+    assert lowered == 4
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
     same_kernels(c, MEMBER_TRAITS, kern, (chained,))
@@ -1386,19 +1392,16 @@ def test_operators_called_by_their_signs_become_plain_functions_called_by_name(t
     c = compiler(tmp_path, ["-std=gnu++20"])
     kern = "_ZN3lib4kernILi4EEEvPfPKf"
     values = service(c, (kern,))
-    src, step = Source(OPERATORS, "cuda", values.bind(lambda probe, part=OPERATORS: part + probe)), REGISTRY["plain"]
     second = plain_step(values, plain_step(values, OPERATORS))  # the kernel, then what it calls
     assert b"b += ::lib::__plain_operator_minus(a);" in second
     assert b"__plain_t0 c = ::lib::__plain_operator_plus(a, b);" in second
     assert b"::lib::__plain_operator_index(d, 1) + ::lib::__plain_operator_index1(c, 0)" in second
     assert b"::lib::__plain_operator_index1(a, i) = x[threadIdx.x * 4 + i];" in second
     assert b"__plain_operator_plus_eq" not in second
-    (item,) = step.items(src, 0)
-    chained = apply(OPERATORS, item)
+    lowered, chained = plain_chain(values, OPERATORS)
     assert b"::lib::__plain_operator_plus_eq(b, ::lib::__plain_operator_minus(a));" in chained
     assert re.search(rb"__plain_t0 & __plain_operator_plus_eq\(__plain_t0 &self, const __plain_t0 &o\)", chained)
-    # the kernel, `[]` twice, `+=`, `+`, `-`
-    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 6
+    assert lowered == 6  # the kernel, `[]` twice, `+=`, `+`, `-`
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and fp.kept == ()
     same_kernels(c, OPERATORS, kern, (second, chained))
@@ -1433,13 +1436,11 @@ def test_a_member_called_through_an_object_that_is_a_call_becomes_plain_a_level_
     c = compiler(tmp_path, ["-std=gnu++20"])
     kern = "_ZN3lib4kernILi4EEEvPfPKf"
     values = service(c, (kern,))
-    src, step = Source(THROUGH_CALLS, "cuda", values.bind(lambda probe, part=THROUGH_CALLS: part + probe)), REGISTRY["plain"]
-    (item,) = step.items(src, 0)
-    chained = apply(THROUGH_CALLS, item)
+    lowered, chained = plain_chain(values, THROUGH_CALLS)
     assert b"::lib::__plain_operator_index(::lib::__plain_buf(w), i) = x[threadIdx.x * 4 + i];" in chained
     assert b"::lib::__plain_get(::lib::__plain_buf(w), 1) + ::lib::__plain_get(::lib::__plain_buf(w), 4 - 1)" in chained
     # the kernel, `buf`, `get`, `[]`
-    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 4
+    assert lowered == 4
     fp = values.footprint(chained, chained)
     assert fp is not None and fp.callees == () and fp.kept == ()
     same_kernels(c, THROUGH_CALLS, kern, (chained,))
@@ -1468,10 +1469,8 @@ def test_a_cast_to_a_pointer_to_a_vector_names_the_vector_through_its_typedef(tm
     c = compiler(tmp_path, ["-std=gnu++20"])
     kern = "_ZN3lib4kernILi4EEEvPfPKf"
     values = service(c, (kern,))
-    src, step = Source(VECTOR_CASTS, "cuda", values.bind(lambda probe, part=VECTOR_CASTS: part + probe)), REGISTRY["plain"]
-    (item,) = step.items(src, 0)
-    chained = apply(VECTOR_CASTS, item)
+    lowered, chained = plain_chain(values, VECTOR_CASTS)
     assert b"typedef float __plain_t0 __attribute__((ext_vector_type(4)));" in chained
     assert b"return (__plain_t0 *)p;" in chained and b"return reinterpret_cast<const __plain_t0 *>(p);" in chained
-    assert step.progress(src) - step.progress(Source(chained, "cuda")) == 3
+    assert lowered == 3
     same_kernels(c, VECTOR_CASTS, kern, (chained,))

@@ -13,7 +13,7 @@ from interestingness.measure.metrics import METRICS, parse_kernels
 from interestingness.measure.predicates import DEFAULT_EFFECT, Predicate
 from interestingness.oracle import ubsan
 from interestingness.oracle.spill import SpillOracle, SpillSetup
-from interestingness.tools.check import format_check, run_check
+from interestingness.tools.check import check_pair, format_check, run_check
 from reducer.engine.evaluate import Evaluator
 from reducer.text.flatten import flatten, include_dirs
 
@@ -236,6 +236,13 @@ def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(t
     effect = Predicate(DEFAULT_EFFECT).bind({s: kernel["original"][s] for s in ("lto", "nolto")})
     assert effect.evaluate(kernel["lto"], kernel["nolto"]) is True  # every other clause holds
     assert "lto.instructions <= orig.lto.instructions" in format_check(report)
+    # a run's closing reports build each file once and say the same of it
+    theirs, mine = check_pair(TINY / "repro.hip", flags, (TINY / "result_guarded.hip").read_bytes(),
+                              (TINY / "repro.hip").read_bytes(), [kernel["name"]], init_guard=False)
+    assert [k for k in mine["kernels"] if k["selected"]] == [kernel]
+    (their_kernel,) = [k for k in theirs["kernels"] if k["name"] == kernel["original"]["name"]]
+    assert {s: their_kernel[s] for s in ("lto", "nolto")} == {s: kernel["original"][s] for s in ("lto", "nolto")}
+    assert their_kernel["interesting"] and "original" not in their_kernel
     checks = ",".join(ubsan.CHECKS)
     ir = sanitized_kernel(tmp_path, (TINY / "result_guarded.hip").read_text(), checks, name=None)
     assert re.search(r"^\s+ret void", ir, re.M) and "ubsantrap(i8 18)" not in ir

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,29 @@ from interestingness.compiler.sides import DEFAULT_SIDES, Side
 from interestingness.measure.metrics import METRICS, KernelAsm, call_graphs, demangle, function_figures
 from interestingness.measure.predicates import SIDE_NAMES
 from interestingness.oracle import ubsan
-from interestingness.oracle.spill import SpillSetup, base_name, focused
+from interestingness.oracle.spill import Measurement, SpillSetup, base_name, focused
+
+
+@dataclass
+class Built:
+    """One file's builds for a check, made once: both sides measured and, with the UB guard, its
+    sanitizer-check build (None, why) otherwise."""
+    path: str | os.PathLike
+    setup: SpillSetup
+    source: bytes
+    measured: Measurement
+    sanitized: tuple[dict[str, ubsan.Profile] | None, str]
+
+
+def build(path: str | os.PathLike, flags: Sequence[str], *, clang: str | os.PathLike | None = None,
+          names: Sequence[str] = (), predicate: str | None = None, timeout: float = 300.0,
+          content: bytes | None = None, tree: Tree | None = None, hip_headers: str = "auto", ub_guard: bool = True,
+          sides: tuple[Side, Side] = DEFAULT_SIDES) -> Built:
+    """The builds `run_check` reports on: `content` (else the file's own bytes) as `path` with `flags`."""
+    setup = SpillSetup(path, flags, clang, predicate, list(names) or None, timeout, tree=tree, hip_headers=hip_headers,
+                       sides=sides)
+    source = Path(path).read_bytes() if content is None else content
+    return Built(path, setup, source, setup.measure(source), setup.sanitized(source) if ub_guard else (None, ""))
 
 
 def run_check(
@@ -48,17 +72,35 @@ def run_check(
     (`ub_guard`: what they say of each kernel, `violation`). `sides`: the two builds compared
     (interestingness/compiler/sides.py); the report's per-side figures are under their names."""
     names = [kernel] if isinstance(kernel, str) else list(kernel or [])
-    setup = SpillSetup(path, flags, clang, predicate, names or None, timeout, tree=tree, hip_headers=hip_headers,
-                       sides=sides)
+    common: dict[str, Any] = dict(clang=clang, predicate=predicate, timeout=timeout, tree=tree,
+                                  hip_headers=hip_headers, ub_guard=ub_guard, sides=sides)
+    built = build(path, flags, names=names, content=content, **common)
+    original = build(against, flags, content=against_content, **common) if against is not None else None
+    return report(built, names, original, against, init_guard=init_guard, ub_guard=ub_guard, focus=focus)
+
+
+def check_pair(path: str | os.PathLike, flags: Sequence[str], content: bytes, original: bytes, kernels: Sequence[str],
+               *, init_guard: bool = True, ub_guard: bool = True, **common: Any) -> tuple[dict[str, Any], dict]:
+    """`run_check` of a reduction's original and of its result against it, each file built once and
+    the two side by side (one thread each): the reports a run ends with. `common`: `build`'s
+    other arguments."""
+    names = list(kernels)
+    with ThreadPoolExecutor(2) as pool:
+        theirs = pool.submit(build, path, flags, names=names, content=original, **common)
+        mine = build(path, flags, names=names, content=content, **common)
+        orig = theirs.result()
+        orig_report = pool.submit(report, orig, names, None, None, init_guard=init_guard, ub_guard=ub_guard)
+        result_report = report(mine, names, orig, path, init_guard=init_guard, ub_guard=ub_guard)
+        return orig_report.result(), result_report
+
+
+def report(built: Built, names: Sequence[str], original: Built | None, against: str | os.PathLike | None, *,
+           init_guard: bool = True, ub_guard: bool = True, focus: bool = True) -> dict[str, Any]:
+    """`run_check`'s report of `built`, beside `original` (built from the file `against`) if given."""
+    setup, source, m, sanitized = built.setup, built.source, built.measured, built.sanitized
     side_names = setup.compiler.side_names
-    source = Path(path).read_bytes() if content is None else content
-    m = setup.measure(source)
-    original, orig_setup, orig_source = None, setup, source
-    if against is not None:
-        orig_setup = SpillSetup(against, flags, clang, predicate, None, timeout, tree=tree, hip_headers=hip_headers,
-                                sides=sides)
-        orig_source = Path(against).read_bytes() if against_content is None else against_content
-        original = orig_setup.measure(orig_source)
+    path = built.path
+    orig_sanitized = original.sanitized if original is not None and ub_guard else (None, "")
     hip = setup.compiler.hip_headers
     mine = [*user_dirs(setup.compiler.flags), setup.compiler.source_dir]
     # every header the build reads from outside the candidate, and who provides it (yours, ROCm, shim, system)
@@ -68,8 +110,6 @@ def run_check(
     graphs = {side: {g.name: g for g in call_graphs(c.asm)} if c.ok else {} for side, c in m.compiled.items()}
     called = {f.name for side in side_names for g in graphs[side].values() for f in g.reached}
     plain = demangle([*all_kernels, *sorted(called - set(all_kernels))], setup.toolchain)
-    sanitized = setup.sanitized(source) if ub_guard else (None, "")
-    orig_sanitized = orig_setup.sanitized(orig_source) if ub_guard and original is not None else (None, "")
     kernels: list[dict[str, Any]] = []
     for k in all_kernels:
         entry: dict[str, Any] = {"name": k, "demangled": plain[k], "selected": k in selected,
@@ -77,8 +117,9 @@ def run_check(
                                  "call_graph": {side: _call_graph(graphs[side].get(k), plain) for side in side_names}}
         tables = None
         if original is not None:
-            match = _match(k, original.kernel_names())
-            entry["original"] = {"name": match, **{side: (original.metrics[side] or {}).get(match) if match else None
+            measured = original.measured
+            match = _match(k, measured.kernel_names())
+            entry["original"] = {"name": match, **{side: (measured.metrics[side] or {}).get(match) if match else None
                                                    for side in side_names}}
             tables = {side: entry["original"][side] for side in side_names}
         ok, why = setup.kernel_verdict(m, k, tables)

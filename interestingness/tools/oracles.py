@@ -13,6 +13,7 @@ from interestingness.base.bundle import Tree
 from interestingness.compiler.sides import DEFAULT_SIDES, parse_sides
 from interestingness.oracle.script import ScriptError, ScriptOracle
 from interestingness.oracle.spill import SpillOracle, SpillSetup
+from interestingness.tools.check import check_pair as run_check_pair
 from interestingness.tools.check import run_check
 from interestingness.tools.explain import ExplainError, explain_file
 from interestingness.tools.explain.report import write_explain
@@ -141,6 +142,14 @@ def check(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Se
                      predicate=options.predicate, timeout=options.timeout, tree=tree, hip_headers=options.hip_headers,
                      ub_guard=options.ub_guard, against=options.file if against is not None else None,
                      against_content=against, sides=parse_sides(options.sides))
+
+
+def check_pair(options: OracleOptions, tree: Tree | None, original: bytes, result: bytes,
+               kernels: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`check` of a run's original and of its result against it, each built once, side by side."""
+    return run_check_pair(options.file, options.flags, result, original, kernels, ub_guard=options.ub_guard,
+                          clang=options.clang, predicate=options.predicate, timeout=options.timeout, tree=tree,
+                          hip_headers=options.hip_headers, sides=parse_sides(options.sides))
 
 
 def explain(options: OracleOptions, tree: Tree | None, content: bytes, kernels: Sequence[str], jobs: int,

@@ -9,7 +9,6 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -267,10 +266,8 @@ class _Session:
                     oracle = self.evaluator.oracle
                     assert isinstance(oracle, SpillOracle)  # the built-in oracle
                     targets = list(oracle.targets)
-                    with ThreadPoolExecutor(1) as beside:  # two independent builds, one a core
-                        original = beside.submit(oracles.check, config, subject.tree, self.original, targets)
-                        reduced_check = oracles.check(config, subject.tree, result, targets, against=self.original)
-                        state.metrics = CheckReports(original.result(), reduced_check)
+                    state.metrics = CheckReports(*oracles.check_pair(config, subject.tree, self.original, result,
+                                                                     targets))
                     self._save(outcome)
                     files = subject.result_files(wd.result())
                     bundle = bugreport.write(wd, state.metrics.result, files)

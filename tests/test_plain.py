@@ -693,7 +693,9 @@ def test_a_vector_parameter_is_spelled_through_a_typedef_of_its_vector(tmp_path)
     fp = values.footprint(kernel, kernel)
     assert fp is not None
     (run,) = fp.callees
-    vectors = re.findall(r"typedef float (__plain_t\d+) __attribute__\(\(ext_vector_type\(4\)\)\);", printed(run))
+    # declared by the kernel's level (its `m.template run<V>`) or by the callee's
+    vectors = re.findall(r"typedef float (__plain_t\d+) __attribute__\(\(ext_vector_type\(4\)\)\);",
+                         kernel.decode() + printed(run))
     returned = re.search(r"(__plain_t\d+) __plain_run\(", printed(run))
     parameter = re.search(r"const (__plain_t\d+) &a, \1 \*b, const \1 c\)", printed(run))
     assert returned and parameter and {returned[1], parameter[1]} <= set(vectors)
@@ -1474,3 +1476,48 @@ def test_a_cast_to_a_pointer_to_a_vector_names_the_vector_through_its_typedef(tm
     assert b"return (__plain_t0 *)p;" in chained and b"return reinterpret_cast<const __plain_t0 *>(p);" in chained
     assert lowered == 3
     same_kernels(c, VECTOR_CASTS, kern, (chained,))
+
+
+# ck_tile's `vec.template get_as<typename W::DataType>()` and `bool_constant<oob> = {}`
+MEMBER_ARGUMENTS = b"""#include <hip/hip_runtime.h>
+namespace lib {
+template <bool B> struct flag { static constexpr bool value = B; };
+template <class T> struct wrap { T x; __device__ wrap(T y) : x(y) {} };
+template <class T, int N> struct pack {
+  T v[N];
+  template <class U> __device__ U as(int i) const { return static_cast<U>(v[i]); }
+};
+template <class T, int N> struct window {
+  using value = wrap<T>;
+  pack<T, N> p;
+};
+template <class W> __device__ float load(const W& w, int i, flag<true> = {}) {
+  return w.p.template as<typename W::value>(i).x * 2.0f;
+}
+template <int N> __global__ void __launch_bounds__(64) kern(float* out, const float* x) {
+  window<float, N> w{};
+  for (int i = 0; i < N; ++i) w.p.v[i] = x[threadIdx.x * N + i];
+  out[threadIdx.x] = load(w, 1);
+}
+}
+void launch(float* out, const float* x) { lib::kern<4><<<1, 64>>>(out, x); }
+"""
+
+
+def test_a_members_template_arguments_and_a_braced_default_print_as_tree_sitter_parses_them(tmp_path):
+    """clang spells a member's template argument in full (4 KB of ck_tile's tile window, which
+    tree-sitter cannot parse in an expression) and prints `flag<true> = {}`, which it cannot parse
+    either: the chain stopped at both on ck_tile (a level's items add no parse error)."""
+    c = compiler(tmp_path, ["-std=gnu++20"])
+    kern = "_ZN3lib4kernILi4EEEvPfPKf"
+    values = service(c, (kern,))
+    kernel = plain_step(values, MEMBER_ARGUMENTS)
+    fp = values.footprint(kernel, kernel)
+    assert fp is not None
+    (load,) = (x for x in fp.callees if x.name == "::lib::__plain_load")
+    assert re.search(r"w\.p\.template as<__plain_t\d+>\(i\)\.x", load.text)
+    assert re.search(r"__plain_t\d+ __plain_unnamed_2 = __plain_t\d+\{\}\)", load.text)
+    assert Source(load.text.encode(), "cuda").error_count == 0
+    lowered, chained = plain_chain(values, MEMBER_ARGUMENTS)
+    assert lowered == 3  # the kernel, `load`, `as`
+    same_kernels(c, MEMBER_ARGUMENTS, kern, (chained,))

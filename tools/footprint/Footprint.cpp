@@ -1940,12 +1940,22 @@ public:
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {
       const ParmVarDecl *P = FD->getParamDecl(I);
       OS << (I ? ", " : "");
-      printType(P->getType(), P->getName().str(), Names, Policy, OS);
       // a default argument some call used, instantiated then (those form the trailing run): the
-      // calls rewritten to this function still leave it out
-      if (P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg()) {
+      // calls rewritten to this function still leave it out. Tree-sitter parses neither an
+      // unnamed parameter with one nor a braced one (ck_tile's `bool_constant<oob_conditional_check>
+      // = {}`): the parameter gets a name, which nothing reads, and the braces their type
+      // (`T x = T{}`, the same value)
+      bool Default = P->hasDefaultArg() && !P->hasUninstantiatedDefaultArg() && !P->hasUnparsedDefaultArg();
+      std::string Name = P->getName().empty() && Default ? "__plain_unnamed_" + std::to_string(I) : P->getName().str();
+      printType(P->getType(), Name, Names, Policy, OS);
+      if (Default) {
+        std::string Value;
+        llvm::raw_string_ostream V(Value);
+        const_cast<Expr *>(P->getDefaultArg())->printPretty(V, this, Policy, 0, "\n", &Ctx);
         OS << " = ";
-        const_cast<Expr *>(P->getDefaultArg())->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+        if (StringRef(Value).starts_with("{"))
+          printType(P->getType().getNonReferenceType().getUnqualifiedType(), "", Names, Policy, OS);
+        OS << Value;
       }
     }
     OS << ")" << Qualifier << "\n";
@@ -1967,6 +1977,8 @@ public:
       return attributed(A, OS);
     if (auto *E = dyn_cast<DeclRefExpr>(S))
       return reference(E, OS);
+    if (auto *M = dyn_cast<MemberExpr>(S); M && M->hasExplicitTemplateArgs())
+      return memberArguments(M, OS);
     if (auto *E = dyn_cast<SubstNonTypeTemplateParmExpr>(S))
       if (auto *D = dyn_cast<DeclRefExpr>(E->getReplacement()->IgnoreParenImpCasts()))
         if (auto *O = dyn_cast<TemplateParamObjectDecl>(D->getDecl()))
@@ -2427,6 +2439,25 @@ private:
     OS << (E->hasTemplateKeyword() ? "template " : "") << E->getNameInfo();
     if (E->hasExplicitTemplateArgs())
       arguments(E->template_arguments(), OS);
+    return true;
+  }
+  // A member given template arguments through an object (`v.template get_as<T>()`): the
+  // arguments through TypeNames too, as a reference's, where clang's printer spells each type in
+  // full (ck_tile: a `tile_window_with_static_distribution<...>::DataType` of 4 KB, which
+  // tree-sitter cannot parse in an expression). The object is printed through this helper; an
+  // implicit `this` or a member of an anonymous struct is left to clang's printer.
+  bool memberArguments(MemberExpr *M, raw_ostream &OS) {
+    auto *This = dyn_cast<CXXThisExpr>(M->getBase());
+    auto *Parent = dyn_cast<MemberExpr>(M->getBase());
+    auto *Field = Parent ? dyn_cast<FieldDecl>(Parent->getMemberDecl()) : nullptr;
+    if ((This && This->isImplicit()) || (Field && Field->isAnonymousStructOrUnion()))
+      return false;
+    M->getBase()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
+    OS << (M->isArrow() ? "->" : ".");
+    if (NestedNameSpecifier Q = M->getQualifier())
+      Q.print(OS, Policy);
+    OS << (M->hasTemplateKeyword() ? "template " : "") << M->getMemberNameInfo();
+    arguments(M->template_arguments(), OS);
     return true;
   }
   // In a non-static member printed as a free function: `this` as the object parameter's address,

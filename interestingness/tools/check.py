@@ -86,8 +86,8 @@ def check_pair(path: str | os.PathLike, flags: Sequence[str], content: bytes, or
     other arguments."""
     names = list(kernels)
     with ThreadPoolExecutor(2) as pool:
-        theirs = pool.submit(build, path, flags, names=names, content=original, **common)
-        mine = build(path, flags, names=names, content=content, **common)
+        theirs = pool.submit(build, path, flags, names=names, content=original, ub_guard=ub_guard, **common)
+        mine = build(path, flags, names=names, content=content, ub_guard=ub_guard, **common)
         orig = theirs.result()
         orig_report = pool.submit(report, orig, names, None, None, init_guard=init_guard, ub_guard=ub_guard)
         result_report = report(mine, names, orig, path, init_guard=init_guard, ub_guard=ub_guard)

@@ -81,7 +81,9 @@ def test_shared_builds_give_the_driver_builds_verdicts_on_a_corpus_kernel(tiny):
     seen = set()
     for what, content in candidates.items():
         shared, driver = o.test(content), d.test(content)
-        assert (shared.interesting, shared.reason) == (driver.interesting, driver.reason), what
+        # the shared front end stops at the first error, which its message calls fatal
+        assert (shared.interesting, shared.reason.replace("fatal error:", "error:")) == \
+            (driver.interesting, driver.reason), what
         assert shared.details["kernels"] == driver.details["kernels"], what
         assert shared.details.get("lto_code") == driver.details.get("lto_code"), what
         if shared.interesting:
@@ -196,6 +198,32 @@ def test_front_end_timeouts_and_keep_artifacts(tmp_path):
     work = Path(v.details["compiles"][LTO]["artifacts"])
     # one directory per candidate: the source, its bitcode, the LTO pre-link's and the assembly
     assert {"k.hip", "fe.bc", "pre.bc", "out.s.lto.s"} <= {p.name for p in work.iterdir()}
+
+
+# 160,000 class template instantiations: a few seconds of Sema, none of them needed to know that a
+# candidate with an error before them does not compile
+INSTANTIATIONS = b"""
+template <int I, int J> struct G { static constexpr long v = (G<I - 1, J>::v + G<I, J - 1>::v) % 1000003; };
+template <int J> struct G<0, J> { static constexpr long v = 1; };
+template <int I> struct G<I, 0> { static constexpr long v = 1; };
+static_assert(G<400, 400>::v != 0);
+"""
+
+
+@needs_clang22
+def test_a_candidate_that_does_not_compile_stops_at_its_first_error(tmp_path):
+    """The front end stops at a candidate's first error: the verdict is that error at once, not
+    the rest of the unit parsed and instantiated (a timeout here) or typo-corrected."""
+    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
+    (tmp_path / "k.hip").write_bytes(source)
+    o = SpillSetup("k.hip", [], None, "lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path / "t").resolve(source)
+    assert o.compiler.shared_front_end
+    quick = copy.copy(o)
+    quick.compiler = dataclasses.replace(o.compiler, timeout=1.5)
+    v = quick.test(source + b"\nint early = undeclared_name;\n" + INSTANTIATIONS)
+    assert not v.interesting and v.reason.startswith("compile error (lto)") and "undeclared_name" in v.reason
+    assert "did you mean" not in v.reason
+    assert quick.test(source + INSTANTIATIONS).reason.startswith("timeout (lto)")  # what it would cost
 
 
 def completed(returncode, stderr="", timed_out=False):

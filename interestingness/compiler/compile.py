@@ -558,7 +558,12 @@ _HEADER_LINE = re.compile(r"^\.+ ")
 
 FE_OUT, PRE_OUT = "fe.bc", "pre.bc"  # the shared front end's bitcode; the LTO pre-link's
 WORK = "\0WORK"  # in shared_commands: the build's own directory, replaced by it when run
-_FRONT_END_ONLY = ("-disable-llvm-passes", "-emit-llvm-uselists")  # IRGen's module, uses in their order
+# IRGen's module, uses in their order; and a candidate that does not compile stops at its first
+# error, without spelling suggestions: the verdict is the same (a compile error, the same first
+# one), but clang would go on through the rest of the unit, instantiating templates and
+# typo-correcting each undeclared name against the whole scope (on a 258 KB ck_tile TU an error
+# at line 1,429 cost 6.7 s of a 7.4 s parse; stopped there, 0.4 s).
+_FRONT_END_ONLY = ("-disable-llvm-passes", "-emit-llvm-uselists", "-Wfatal-errors", "-fno-spell-checking")
 # Signals a compiler dies of when it crashes: the driver reports those of its in-process cc1 as
 # an error (a verdict); a cc1 run directly dies of them. Others (SIGKILL) are the machine's.
 _CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGILL, signal.SIGBUS, signal.SIGFPE, signal.SIGTRAP}

@@ -249,3 +249,17 @@ def test_the_first_cases_result_passes_the_guard_where_the_earlier_one_did_not(t
     assert not re.search(r"(load|store|atomicrmw)[^\n]* ptr null,", ir)
     earlier = sanitized_kernel(tmp_path, (TINY / "result.hip").read_text(), checks, name=None)
     assert not re.search(r"^\s+ret\b", earlier, re.M) and "@llvm.ubsantrap(i8 18)" in earlier
+
+
+def test_closing_reports_without_the_ub_guard_build_no_sanitizer_check(tmp_path, monkeypatch):
+    """`check_pair` with `ub_guard=False` (a run with `--no-ub-guard`): neither file gets the
+    sanitizer build, and neither report says anything of one."""
+    original, result = pressure_in_a_loop(True, *SMALL).encode(), pressure_in_a_loop(False, *SMALL).encode()
+    (tmp_path / "k.hip").write_bytes(original)
+    monkeypatch.setattr(SpillSetup, "sanitized", lambda *a: pytest.fail("a sanitizer build"))
+    theirs, mine = check_pair(tmp_path / "k.hip", [], result, original, [], predicate="lto.instructions > 0",
+                              ub_guard=False)
+    for report in (theirs, mine):
+        assert report["kernels"] and all("ub_guard" not in k and "ub_guard_violation" not in k
+                                         for k in report["kernels"])
+    assert all("original" in k for k in mine["kernels"]) and all(k["interesting"] for k in theirs["kernels"])

@@ -160,6 +160,38 @@ def test_inlined_abbreviated_templates_build():
     assert steps == 3 and b"pick(p[7])" in text and mfma_counts(text) == mfma_counts(ABBREVIATED) == [1]
 
 
+DEDUCED = PRELUDE + b"""
+__device__ auto scaled(int v) { return v * 3; }
+__device__ auto shifted(int v) -> int { int s = v + 1; return s; }
+__device__ auto squared(int v) { int t = v * v; return t; }
+__global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
+  f32x4_t acc = {};
+  auto a = scaled(p[1]);
+  const auto b = shifted(p[2]);
+  auto c = squared(p[3]);
+  acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[a], in[b + c], acc, 0, 0, 0);
+  out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_a_deduced_local_takes_the_callees_return_type_or_its_value():
+    """`auto x = f(a);` becomes `T x;` and the body, which needs a type: the callee's return type
+    where it says one (a trailing one here), not a reference; else, for a body that is one
+    `return e;`, `auto x = e';`; else no candidate. `auto x;` never compiles."""
+    items = REGISTRY["inline"].items(Source(DEDUCED, "cuda"), 0)
+    texts = [apply(DEDUCED, item) for item in items]
+    assert len(texts) == 2 and not any(b"auto a;" in t or b"auto c;" in t or b"auto b;" in t for t in texts)
+    assert any(b"int b;\n{ int v = p[2]; int s = v + 1; b = s; }" in t for t in texts), texts
+    assert any(b"auto a = (((int )(p[1])) * 3);" in t for t in texts), texts
+
+
+@needs_clang22
+def test_an_inlined_deduced_local_builds():
+    text, steps = fixpoint("inline", DEDUCED)
+    assert steps == 2 and mfma_counts(text) == mfma_counts(DEDUCED) == [1]
+
+
 NAMESPACES = PRELUDE + b"""
 namespace lib {
 namespace conv {

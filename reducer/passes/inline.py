@@ -198,7 +198,17 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
         stmt = parent.parent
         decl = parent.child_by_field_name("declarator")
         if decl.type == "identifier" and len([c for c in stmt.named_children if c.type == "init_declarator"]) == 1:
-            head = src.text[stmt.start_byte:parent.start_byte].replace(b"constexpr ", b"").replace(b"const ", b"")
+            head = src.text[stmt.start_byte:parent.start_byte]
+            type_ = stmt.child_by_field_name("type")
+            if type_ is not None and type_.type == "placeholder_type_specifier":
+                # `auto x;` declares nothing (on ck_tile's plain kernel, 45 of 68 failed builds of
+                # this pass): the callee's return type where it writes a value's, else the call
+                # inlined as an expression when it can be
+                if callee.cast is None or b"&" in callee.cast:
+                    return _as_expression(src, call, callee, args)
+                head = src.text[stmt.start_byte:type_.start_byte] + callee.cast + \
+                    src.text[type_.end_byte:parent.start_byte]
+            head = head.replace(b"constexpr ", b"").replace(b"const ", b"")
             edit = _as_statement(src, stmt, callee, args, decl.text)
             return edit and Edit(edit.start, edit.end, head + decl.text + b";\n" + edit.replacement)
     return _as_expression(src, call, callee, args)

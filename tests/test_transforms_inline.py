@@ -192,6 +192,37 @@ def test_an_inlined_deduced_local_builds():
     assert steps == 2 and mfma_counts(text) == mfma_counts(DEDUCED) == [1]
 
 
+NESTED = PRELUDE + b"""
+__device__ int inner(int v) { return v * 3 + 1; }
+__device__ int outer(int v) { int w = inner(v); return w - 2; }
+__device__ int apart(int v) { return v ^ 5; }
+__global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
+  f32x4_t acc = {};
+  int a = outer(p[1]);
+  int b = apart(p[2]);
+  acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[a], in[b], acc, 0, 0, 0);
+  out[threadIdx.x] = acc;
+}
+"""
+
+
+@needs_clang22
+def test_an_inner_call_is_a_level_deeper_and_each_level_composes():
+    """`inner` is called inside `outer`, which its own item inlines and deletes: `inner` goes a
+    level deeper. All of level 0 in one chunk builds (with `inner` in one chunk with them, its
+    call would be copied with `outer`'s body and its definition deleted); after it, `inner` is
+    called from the kernel, at level 0."""
+    p = REGISTRY["inline"]
+    level0, level1 = p.items(Source(NESTED, "cuda"), 0), p.items(Source(NESTED, "cuda"), 1)
+    assert len(level0) == 2 and len(level1) == 1 and p.items(Source(NESTED, "cuda"), 2) is None
+    together = apply(NESTED, [e for item in level0 for e in item])
+    assert b"outer" not in together and b"apart" not in together and b"int inner(" in together
+    assert mfma_counts(together) == [1]
+    assert len(p.items(Source(together, "cuda"), 0)) == 1 and p.items(Source(together, "cuda"), 1) is None
+    broken = apply(NESTED, [e for item in level0 + level1 for e in item])  # the levels as one
+    assert b"int inner(" not in broken and b"inner(" in broken
+
+
 NAMESPACES = PRELUDE + b"""
 namespace lib {
 namespace conv {

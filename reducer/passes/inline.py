@@ -113,9 +113,20 @@ def _param_name(p: Node) -> bytes | None:
 
 
 class Inline(Pass):
+    """Level k holds the items at depth k: an item whose call is inside the definition another
+    item inlines (and deletes) is one deeper. Items of one level compose; across levels they
+    would not: `g` inlined with its old body, calling `f`, beside `f` inlined into `g` and
+    deleted, is a call of nothing (on a ck_tile result, 21 such pairs among 41 items). The
+    outer one goes first; once it is kept, the inner call is where it went, and the same
+    level's next enumeration has it."""
+
     name = "inline"
     summary = "inline a function at its call (or at every call, when that shrinks the file) and delete it"
     needs_tree = True
+
+    def items(self, src: Source, level: int) -> list[Item] | None:
+        layers = _by_depth(self.enumerate(src))
+        return layers[level] if level < len(layers) else ([] if level == 0 else None)
 
     def enumerate(self, src: Source) -> list[Item]:
         counts = Counter(src.text[t.start:t.end] for t in src.tokens if t.kind == "ident")
@@ -146,6 +157,28 @@ class Inline(Pass):
             if len(sites) == 1 or _shrinks(item):
                 items.append(item)
         return items
+
+
+def _by_depth(items: list[Item]) -> list[list[Item]]:
+    """`items` by depth, in source order within each: 0 for one whose calls are inside no other
+    item's deleted definition (its last edit), else one more than the deepest such item's. Items
+    nested in a cycle of each other are left out."""
+    within = [[j for j, outer in enumerate(items) if j != i and any(
+        outer[-1].start <= e.start and e.end <= outer[-1].end for e in item[:-1])] for i, item in enumerate(items)]
+    depth: dict[int, int | None] = {}
+
+    def of(i: int, seen: frozenset[int]) -> int | None:
+        if i not in depth:
+            outer = [None if j in seen else of(j, seen | {j}) for j in within[i]]
+            depth[i] = None if None in outer else 1 + max(outer, default=-1)  # type: ignore[type-var]
+        return depth[i]
+
+    layers: list[list[Item]] = []
+    for i, item in enumerate(items):
+        if (d := of(i, frozenset({i}))) is not None:
+            layers.extend([] for _ in range(d + 1 - len(layers)))
+            layers[d].append(item)
+    return layers
 
 
 def _plain_definition(node: Node) -> bool:

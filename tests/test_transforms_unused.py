@@ -68,6 +68,21 @@ def test_operators_and_members_a_braced_list_fills_stay():
     assert deleted == {b"int spare;", b"int unused_y;"}
 
 
+def test_begin_and_end_stay_while_a_range_based_for_may_call_them():
+    """A range-based `for` calls `begin` and `end` without naming them (ck_tile's `map`); with
+    no such loop in the file they are as unused as any other name."""
+    text = (b"struct Span { const int* p; int n; const int* begin() const { return p; }\n"
+            b"  const int* end() const { return p + n; } int size() const { return n; } };\n"
+            b"int sum(Span s) { int t = 0; for (int v : s) t += v; return t; }\n"
+            b"int main() { int a[2] = {1, 2}; return sum(Span{a, 2}); }\n")
+    def deleted(t: bytes) -> list[bytes]:
+        return [t[e.start:e.end] for item in REGISTRY["unused"].items(Source(t, "cpp"), 0) for e in item]
+    assert deleted(text) == [b"int size() const { return n; }"]
+    assert deleted(text.replace(b"for (int v : s) t += v;", b"t = s.p[0];")) == [
+        b"const int* begin() const { return p; }", b"const int* end() const { return p + n; }",
+        b"int size() const { return n; }"]
+
+
 def test_static_asserts_go_and_with_them_what_only_they_used():
     """No code depends on a static_assert; mfconv's `static_assert(select_wgrad_config(...) >= 0)`
     kept the host heuristics, and through them the config table, alive."""

@@ -87,6 +87,14 @@ def test_comments_blank_lines_tokens():
     assert results("lines", b"a\nb\n") == [b"b\n", b"a\n"]
 
 
+def test_a_token_deleted_between_two_it_touches_never_glues_them():
+    """`char*p` without `*` is `char p`, not the name `charp`; `a-b` is `a b`; where nothing would
+    glue (`f(a)` without `a`) the token just goes."""
+    outs = results("tokens", b"char*p=a-b;f(a);")
+    assert b"char p=a-b;f(a);" in outs and b"char*p=a b;f(a);" in outs and b"char*p=a-b;f();" in outs
+    assert not any(b"charp" in o or b"ab;" in o for o in outs)
+
+
 def test_a_comment_between_tokens_is_the_space_it_was():
     """As to the preprocessor: `int/**/x` is `int x`, and `+/**/+` stays two `+`."""
     text = b"int/**/x = b/**/+/**/+c; f(/*a*/);\n"

@@ -83,6 +83,17 @@ def test_begin_and_end_stay_while_a_range_based_for_may_call_them():
         b"int size() const { return n; }"]
 
 
+def test_a_kernel_printed_as_clang_prints_it_is_a_root():
+    """`plain` writes a kernel as clang prints it, `__attribute__((global))`: an entry point like
+    one written `__global__` (on ck_tile, 13 tests a run proposed deleting it, each a missing
+    kernel)."""
+    text = (PRELUDE + b"__device__ int helper(int v) { return v + 1; }\n"
+            b"inline __attribute__((global)) __attribute__((amdgpu_waves_per_eu(2))) void kentry(int* p)\n"
+            b"{ p[0] = helper(p[1]); }\n")
+    deleted = [text[e.start:e.end] for item in REGISTRY["unused"].items(Source(text, "cuda"), 0) for e in item]
+    assert not any(b"kentry" in d or b"helper" in d for d in deleted), deleted
+
+
 def test_static_asserts_go_and_with_them_what_only_they_used():
     """No code depends on a static_assert; mfconv's `static_assert(select_wgrad_config(...) >= 0)`
     kept the host heuristics, and through them the config table, alive."""

@@ -104,6 +104,16 @@ def parameters(node: Node) -> Node | None:
     return decl.child_by_field_name("parameters")
 
 
+_GLOBAL_ATTRIBUTE = re.compile(rb"__attribute__\s*\(\(\s*global\b")
+
+
+def kernel_head(node: Node) -> bool:
+    """Whether `node`'s own specifiers make it a kernel: `__global__`, or the attribute it stands
+    for, which is how clang prints one (`plain`'s kernels)."""
+    return any(c.type == "__global__" or c.type == "attribute_specifier" and _GLOBAL_ATTRIBUTE.match(c.text)
+               for c in node.children)
+
+
 def placeholder(param: Node) -> bool:
     """A parameter whose type is `auto` (`auto x`, `const auto& y`, `std::integral auto z`)."""
     type_ = param.child_by_field_name("type")

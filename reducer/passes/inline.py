@@ -19,7 +19,7 @@ from tree_sitter import Node
 from ..text.edits import Edit, Item, apply, line_span
 from ..text.source import Source, walk
 from .base import Pass
-from .cxx import elements, generic, inside_template, placeholder, simple_name
+from .cxx import elements, generic, inside_template, kernel_head, placeholder, simple_name
 from .folding import scope_of
 from .names import declaration_counts, qualified, written_at
 
@@ -77,7 +77,7 @@ class _Callee:
             n.type == "if_statement" and any(c.type == "constexpr" for c in n.children) for n in walk(self.body))
 
     def _kernel(self) -> bool:
-        return any(c.type == "__global__" for c in self.node.children)
+        return kernel_head(self.node)
 
     def _unsafe_body(self) -> bool:
         """A lambda, a label or goto, a static_assert, a `static` local: copies would differ."""

@@ -23,7 +23,7 @@ from ..text.edits import Edit, Item
 from ..text.lexer import tokenize
 from ..text.source import Source, walk
 from .base import Pass
-from .cxx import simple_name
+from .cxx import kernel_head, simple_name
 
 _SHIM = Path(__file__).resolve().parents[2] / "interestingness" / "compiler" / "shim" / "hip"
 # the shim's core: what hip_runtime.h held before the headers were split (qualifiers, launch
@@ -65,7 +65,7 @@ def _declared(root: Node) -> tuple[set[bytes], set[bytes]]:
     names, kernels = set(), set()
     for node in walk(root):
         t = node.type
-        if any(c.type == "__global__" for c in node.children):
+        if kernel_head(node):
             kernels.add(simple_name(node.child_by_field_name("declarator")))
         elif t == "function_definition":  # a prototype alone may be a header's function
             names.add(simple_name(node.child_by_field_name("declarator")))

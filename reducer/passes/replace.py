@@ -29,7 +29,7 @@ from tree_sitter import Node
 from ..text.edits import Item
 from ..text.source import Source
 from .base import Pass
-from .cxx import elements, simple_name, spaced
+from .cxx import elements, kernel_head, simple_name, spaced
 from .folding import lookups, scope_of
 from .names import declaration_counts
 
@@ -589,7 +589,7 @@ def _functions(src: Source) -> list[_Function]:
         if name_node is None or name_node.type not in ("identifier", "field_identifier"):
             continue
         name = name_node.text
-        if name == b"main" or any(c.type == "__global__" or c.text == b"__global__" for c in node.children):
+        if name == b"main" or kernel_head(node) or any(c.text == b"__global__" for c in node.children):
             continue
         parent = node.parent.parent if node.parent is not None and node.parent.type == "template_declaration" \
             else node.parent

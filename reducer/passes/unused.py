@@ -18,7 +18,7 @@ from tree_sitter import Node
 from ..text.edits import Item, deletion, line_span
 from ..text.source import Source
 from .base import Pass
-from .cxx import deletable, entity_name, simple_name
+from .cxx import deletable, entity_name, kernel_head, simple_name
 
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _KINDS = frozenset({
@@ -69,7 +69,7 @@ def _entity_or_decl_name(node: Node) -> bytes | None:
 def _is_kernel(node: Node) -> bool:
     """A `__global__` function outside a template: an entry point. A kernel template nothing
     instantiates emits no code."""
-    return node.type != "template_declaration" and (any(c.type == "__global__" for c in node.children) or any(
+    return node.type != "template_declaration" and (kernel_head(node) or any(
         _is_kernel(c) for c in node.named_children if c.type in ("function_definition", "declaration")))
 
 

@@ -1905,6 +1905,16 @@ private:
   const FunctionDecl *Call = nullptr;
 };
 
+// An initialiser written as braces alone (`= {}`, `= {1, 2}`): no type before them, which
+// tree-sitter needs to read one as a default argument.
+static bool braced(const Expr *E) {
+  E = E->IgnoreImplicit();
+  if (isa<InitListExpr>(E))
+    return true;
+  auto *C = dyn_cast<CXXConstructExpr>(E);
+  return C && C->isListInitialization() && !isa<CXXTemporaryObjectExpr>(C);
+}
+
 // Whether a value of type `T` written as a braced list (`TypeNames::value`) initialises its
 // members in order: an aggregate throughout (ck_tile's `array` takes an `initializer_list`).
 static bool aggregateThroughout(QualType T) {
@@ -1953,7 +1963,7 @@ public:
         llvm::raw_string_ostream V(Value);
         const_cast<Expr *>(P->getDefaultArg())->printPretty(V, this, Policy, 0, "\n", &Ctx);
         OS << " = ";
-        if (StringRef(Value).starts_with("{"))
+        if (braced(P->getDefaultArg()))
           printType(P->getType().getNonReferenceType().getUnqualifiedType(), "", Names, Policy, OS);
         OS << Value;
       }
@@ -2454,10 +2464,8 @@ private:
       return false;
     M->getBase()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
     OS << (M->isArrow() ? "->" : ".");
-    if (NestedNameSpecifier Q = M->getQualifier())
-      Q.print(OS, Policy);
-    OS << (M->hasTemplateKeyword() ? "template " : "") << M->getMemberNameInfo();
-    arguments(M->template_arguments(), OS);
+    memberName(M->getQualifier(), M->hasTemplateKeyword(), M->getMemberNameInfo(), M->hasExplicitTemplateArgs(),
+               M->template_arguments(), OS);
     return true;
   }
   // In a non-static member printed as a free function: `this` as the object parameter's address,
@@ -2473,27 +2481,30 @@ private:
       OS << Self;
       return true;
     }
-    if (auto *M = dyn_cast<MemberExpr>(S); M && IsThis(M->getBase())) {
-      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
+    // `self.template f<2>(x)`: the keyword wherever there are arguments, which a generic
+    // lambda's still dependent `self` needs
+    auto OfSelf = [&](auto *M) {
+      OS << Self << ".";
+      memberName(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->hasExplicitTemplateArgs(),
+                 M->template_arguments(), OS);
       return true;
-    }
-    if (auto *M = dyn_cast<UnresolvedMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase()))) {
-      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
-      return true;
-    }
-    if (auto *M = dyn_cast<CXXDependentScopeMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase()))) {
-      member(M->getQualifier(), M->hasExplicitTemplateArgs(), M->getMemberNameInfo(), M->template_arguments(), OS);
-      return true;
-    }
+    };
+    if (auto *M = dyn_cast<MemberExpr>(S); M && IsThis(M->getBase()))
+      return OfSelf(M);
+    if (auto *M = dyn_cast<UnresolvedMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase())))
+      return OfSelf(M);
+    if (auto *M = dyn_cast<CXXDependentScopeMemberExpr>(S); M && (M->isImplicitAccess() || IsThis(M->getBase())))
+      return OfSelf(M);
     return false;
   }
-  void member(NestedNameSpecifier Q, bool Template, const DeclarationNameInfo &Name,
-              ArrayRef<TemplateArgumentLoc> Arguments, raw_ostream &OS) {
-    OS << Self << ".";
+  // What follows a member access's `.` or `->`: qualifier, `template `, name, and its template
+  // arguments when it has some.
+  void memberName(NestedNameSpecifier Q, bool TemplateKeyword, const DeclarationNameInfo &Name, bool HasArguments,
+                  ArrayRef<TemplateArgumentLoc> Arguments, raw_ostream &OS) {
     if (Q)
       Q.print(OS, Policy);
-    OS << (Template ? "template " : "") << Name;
-    if (Template)
+    OS << (TemplateKeyword ? "template " : "") << Name;
+    if (HasArguments)
       arguments(Arguments, OS);
   }
   // `<...>`: an expression printed through this helper, any other argument through TypeNames.

@@ -1,4 +1,4 @@
-from reducer.text.edits import Edit, apply, carried, compatible, line_span
+from reducer.text.edits import Edit, apply, carried, compatible, layered, line_span
 
 TEXT = b"f(a, b, c)"
 
@@ -26,6 +26,16 @@ def test_compatible_items_are_those_no_other_rewrites_inside():
     assert compatible([a, b], lambda i: (-i,)) == [b]
     c = (Edit(36, 37, b"int"), Edit(38, 39, b"z"))  # one edit identical to a's, one beside
     assert compatible([a, b, c], lambda i: (i,)) == [a, c]
+
+
+def test_layers_hold_every_item_each_layer_compatible():
+    text = b"using A = int; using B = T<A>; B b; A a;"
+    a = (Edit(0, 15), Edit(27, 28, b"int"), Edit(36, 37, b"int"))
+    b = (Edit(15, 31), Edit(31, 32, b"T<A>"))
+    c = (Edit(36, 37, b"int"), Edit(38, 39, b"z"))
+    assert layered([a, b, c], lambda i: (i,)) == [[a, c], [b]]
+    assert layered([a, b, c], lambda i: (-i,)) == [[b, c], [a]]
+    assert b"A" not in apply(text, a + c) and layered([], lambda i: (i,)) == []
 
 
 def test_overlapping_deletions_merge():

@@ -207,16 +207,16 @@ __global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
 
 
 @needs_clang22
-def test_an_inner_call_is_a_level_deeper_and_each_level_composes():
-    """`inner` is called inside `outer`, which its own item inlines and deletes: `inner` goes a
-    level deeper. All of level 0 in one chunk builds (with `inner` in one chunk with them, its
-    call would be copied with `outer`'s body and its definition deleted); after it, `inner` is
-    called from the kernel, at level 0."""
+def test_items_that_clash_are_a_level_apart_and_each_level_composes():
+    """`inner` is called inside `outer`, which its own item inlines and deletes: the two clash,
+    and the one later in the file goes a level down. All of level 0 in one chunk builds (with
+    `outer`'s item beside them, `inner`'s call would be copied with `outer`'s old body and
+    `inner` deleted); after it, `outer` is at level 0."""
     p = REGISTRY["inline"]
     level0, level1 = p.items(Source(NESTED, "cuda"), 0), p.items(Source(NESTED, "cuda"), 1)
     assert len(level0) == 2 and len(level1) == 1 and p.items(Source(NESTED, "cuda"), 2) is None
     together = apply(NESTED, [e for item in level0 for e in item])
-    assert b"outer" not in together and b"apart" not in together and b"int inner(" in together
+    assert b"inner" not in together and b"apart" not in together and b"int outer(" in together
     assert mfma_counts(together) == [1]
     assert len(p.items(Source(together, "cuda"), 0)) == 1 and p.items(Source(together, "cuda"), 1) is None
     broken = apply(NESTED, [e for item in level0 + level1 for e in item])  # the levels as one

@@ -16,7 +16,7 @@ from collections import Counter
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, apply, line_span
+from ..text.edits import Edit, Item, apply, layered, line_span
 from ..text.source import Source, walk
 from .base import Pass
 from .cxx import elements, generic, inside_template, kernel_head, placeholder, simple_name
@@ -113,19 +113,18 @@ def _param_name(p: Node) -> bytes | None:
 
 
 class Inline(Pass):
-    """Level k holds the items at depth k: an item whose call is inside the definition another
-    item inlines (and deletes) is one deeper. Items of one level compose; across levels they
-    would not: `g` inlined with its old body, calling `f`, beside `f` inlined into `g` and
-    deleted, is a call of nothing (on a ck_tile result, 21 such pairs among 41 items). The
-    outer one goes first; once it is kept, the inner call is where it went, and the same
-    level's next enumeration has it."""
+    """Level k holds layer k of the items (`layered`): inlining `g` copies its body, calling
+    `f`, while `f`'s own item inlines that call and deletes `f`; in one chunk, a call of nothing
+    (on a ck_tile result, 21 such pairs among 41 items). Items of one level compose; the first
+    in the file goes first, and one that clashes with it is at the next level, or, once the
+    first is kept, in the same level's next enumeration."""
 
     name = "inline"
     summary = "inline a function at its call (or at every call, when that shrinks the file) and delete it"
     needs_tree = True
 
     def items(self, src: Source, level: int) -> list[Item] | None:
-        layers = _by_depth(self.enumerate(src))
+        layers = layered(self.enumerate(src), lambda i: (i,))
         return layers[level] if level < len(layers) else ([] if level == 0 else None)
 
     def enumerate(self, src: Source) -> list[Item]:
@@ -157,28 +156,6 @@ class Inline(Pass):
             if len(sites) == 1 or _shrinks(item):
                 items.append(item)
         return items
-
-
-def _by_depth(items: list[Item]) -> list[list[Item]]:
-    """`items` by depth, in source order within each: 0 for one whose calls are inside no other
-    item's deleted definition (its last edit), else one more than the deepest such item's. Items
-    nested in a cycle of each other are left out."""
-    within = [[j for j, outer in enumerate(items) if j != i and any(
-        outer[-1].start <= e.start and e.end <= outer[-1].end for e in item[:-1])] for i, item in enumerate(items)]
-    depth: dict[int, int | None] = {}
-
-    def of(i: int, seen: frozenset[int]) -> int | None:
-        if i not in depth:
-            outer = [None if j in seen else of(j, seen | {j}) for j in within[i]]
-            depth[i] = None if None in outer else 1 + max(outer, default=-1)  # type: ignore[type-var]
-        return depth[i]
-
-    layers: list[list[Item]] = []
-    for i, item in enumerate(items):
-        if (d := of(i, frozenset({i}))) is not None:
-            layers.extend([] for _ in range(d + 1 - len(layers)))
-            layers[d].append(item)
-    return layers
 
 
 def _plain_definition(node: Node) -> bool:

@@ -83,6 +83,22 @@ def compatible(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> lis
     return [item for i, item in enumerate(items) if i in kept]
 
 
+def layered(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> list[list[Item]]:
+    """`items` in layers that each compose by union: the first is `compatible`'s choice, the next
+    its choice among those left, and so on. For a pass whose items clash where the one kept may
+    be refused (inlining `g` copies its body, calling `f`, while `f`'s own item inlines that call
+    and deletes `f`): level k holds layer k, so a clashing item is not lost when the one chosen
+    over it fails."""
+    layers: list[list[Item]] = []
+    left = list(range(len(items)))  # indices into `items` of those in no layer yet
+    while left:
+        layer = compatible([items[j] for j in left], lambda i, left=left: rank(left[i]))
+        layers.append(layer)
+        chosen = set(map(id, layer))
+        left = [j for j in left if id(items[j]) not in chosen]
+    return layers
+
+
 def _clashes(taken: list[Edit], e: Edit) -> bool:
     """Whether `e` overlaps, or shares a start with, an edit of `taken` other than itself."""
     k = bisect_left(taken, e.start, key=lambda t: t.start)

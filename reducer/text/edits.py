@@ -92,11 +92,15 @@ def layered(items: list[Item], rank: Callable[[int], tuple[int, ...]]) -> list[l
     layers: list[list[Item]] = []
     left = list(range(len(items)))  # indices into `items` of those in no layer yet
     while left:
-        layer = compatible([items[j] for j in left], lambda i, left=left: rank(left[i]))
+        layer = _compatible_among(items, left, rank)
         layers.append(layer)
         chosen = set(map(id, layer))
         left = [j for j in left if id(items[j]) not in chosen]
     return layers
+
+
+def _compatible_among(items: list[Item], among: list[int], rank: Callable[[int], tuple[int, ...]]) -> list[Item]:
+    return compatible([items[j] for j in among], lambda i: rank(among[i]))
 
 
 def _clashes(taken: list[Edit], e: Edit) -> bool:

@@ -164,11 +164,14 @@ DEDUCED = PRELUDE + b"""
 __device__ auto scaled(int v) { return v * 3; }
 __device__ auto shifted(int v) -> int { int s = v + 1; return s; }
 __device__ auto squared(int v) { int t = v * v; return t; }
+__device__ constexpr int lanes(int w) { return w * 4; }
 __global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
   f32x4_t acc = {};
   auto a = scaled(p[1]);
   const auto b = shifted(p[2]);
   auto c = squared(p[3]);
+  constexpr int m = lanes(2);
+  static_assert(m == 8);
   acc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(in[a], in[b + c], acc, 0, 0, 0);
   out[threadIdx.x] = acc;
 }
@@ -178,10 +181,12 @@ __global__ void kern(const bf16x8_t* in, f32x4_t* out, int* p) {
 def test_a_deduced_local_takes_the_callees_return_type_or_its_value():
     """`auto x = f(a);` becomes `T x;` and the body, which needs a type: the callee's return type
     where it says one (a trailing one here), not a reference; else, for a body that is one
-    `return e;`, `auto x = e';`; else no candidate. `auto x;` never compiles."""
+    `return e;`, `auto x = e';`; else no candidate. `auto x;` never compiles. A `constexpr` one is
+    only ever inlined as an expression."""
     items = REGISTRY["inline"].items(Source(DEDUCED, "cuda"), 0)
     texts = [apply(DEDUCED, item) for item in items]
-    assert len(texts) == 2 and not any(b"auto a;" in t or b"auto c;" in t or b"auto b;" in t for t in texts)
+    assert len(texts) == 3 and not any(b"auto a;" in t or b"auto c;" in t or b"auto b;" in t for t in texts)
+    assert any(b"constexpr int m = ((int)(2 * 4));" in t for t in texts), texts  # a constant stays one
     assert any(b"int b;\n{ int v = p[2]; int s = v + 1; b = s; }" in t for t in texts), texts
     assert any(b"auto a = (((int )(p[1])) * 3);" in t for t in texts), texts
 
@@ -189,7 +194,7 @@ def test_a_deduced_local_takes_the_callees_return_type_or_its_value():
 @needs_clang22
 def test_an_inlined_deduced_local_builds():
     text, steps = fixpoint("inline", DEDUCED)
-    assert steps == 2 and mfma_counts(text) == mfma_counts(DEDUCED) == [1]
+    assert steps == 3 and mfma_counts(text) == mfma_counts(DEDUCED) == [1]
 
 
 NESTED = PRELUDE + b"""

@@ -30,6 +30,7 @@ _UNSAFE = frozenset({"lambda_expression", "goto_statement", "labeled_statement",
 _MACRO_LIKE = re.compile(rb"^(?:[A-Z][A-Z0-9_]*|__\w+__|inline|static|extern|constexpr|consteval)$")
 _ATTRIBUTES = re.compile(rb"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)", re.S)
 _AUTO = re.compile(rb"\bauto\b")
+_CONSTEXPR = re.compile(rb"\bconstexpr\b")
 _INT_LITERAL = re.compile(rb"^(?:0|[1-9][0-9]*)$")
 _PLAIN = frozenset({"identifier", "number_literal", "true", "false", "field_expression"})
 
@@ -209,6 +210,11 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
         decl = parent.child_by_field_name("declarator")
         if decl.type == "identifier" and len([c for c in stmt.named_children if c.type == "init_declarator"]) == 1:
             head = src.text[stmt.start_byte:parent.start_byte]
+            if _CONSTEXPR.search(head):
+                # assigned in a block it is no constant: a use as one (`number<MWarp>`) would not
+                # compile (13 of this pass's 36 tests on ck_tile's plain kernel); as an expression
+                # it stays one
+                return _as_expression(src, call, callee, args)
             type_ = stmt.child_by_field_name("type")
             if type_ is not None and type_.type == "placeholder_type_specifier":
                 # `auto x;` declares nothing (on ck_tile's plain kernel, 45 of 68 failed builds of
@@ -218,7 +224,7 @@ def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:
                     return _as_expression(src, call, callee, args)
                 head = src.text[stmt.start_byte:type_.start_byte] + callee.cast + \
                     src.text[type_.end_byte:parent.start_byte]
-            head = head.replace(b"constexpr ", b"").replace(b"const ", b"")
+            head = head.replace(b"const ", b"")
             edit = _as_statement(src, stmt, callee, args, decl.text)
             return edit and Edit(edit.start, edit.end, head + decl.text + b";\n" + edit.replacement)
     return _as_expression(src, call, callee, args)

@@ -94,6 +94,18 @@ def test_a_kernel_printed_as_clang_prints_it_is_a_root():
     assert not any(b"kentry" in d or b"helper" in d for d in deleted), deleted
 
 
+def test_a_name_a_macro_pastes_together_is_not_unused():
+    """ck_tile's `CK_TILE_TYPE_CONVERT` calls `sname_##_to_##dname_(x)`: `float_to_fp16` is used
+    where no token spells it. A name with a pasted piece stays while the macro does; one pasted
+    from parameters alone tells nothing and protects nothing."""
+    text = (b"float float_to_half(float x) { return x; }\nfloat spare_one(float x) { return x; }\n"
+            b"#define CONVERT(d, s) float convert_##s(float x) { return s##_to_##d(x); }\n"
+            b"#define GLUE(a, b) a##b\n"
+            b"CONVERT(half, float)\nint main() { return (int)convert_float(1.0f); }\n")
+    deleted = [text[e.start:e.end] for item in REGISTRY["unused"].items(Source(text, "cpp"), 0) for e in item]
+    assert deleted == [b"float spare_one(float x) { return x; }\n", b"#define GLUE(a, b) a##b\n"], deleted
+
+
 def test_static_asserts_go_and_with_them_what_only_they_used():
     """No code depends on a static_assert; mfconv's `static_assert(select_wgrad_config(...) >= 0)`
     kept the host heuristics, and through them the config table, alive."""

@@ -181,15 +181,25 @@ def test_an_original_built_otherwise_from_the_bitcode_keeps_the_driver(tmp_path,
     assert not o.compiler.shared_front_end and o.memo is None and o.settings()["shared_front_end"] is False
 
 
-@needs_clang22
-def test_front_end_timeouts_and_keep_artifacts(tmp_path):
-    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
+def small_kernel(tmp_path):
+    """A real kernel, cheap to build, and its oracle (with the shared front end)."""
+    source = pressure(*SMALL).encode()
     (tmp_path / "k.hip").write_bytes(source)
     o = SpillSetup("k.hip", [], None, "lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path / "t").resolve(source)
     assert o.compiler.shared_front_end
+    return source, o
+
+
+def with_timeout(o, timeout: float):
     quick = copy.copy(o)
-    quick.compiler = dataclasses.replace(o.compiler, timeout=0.01)
-    v = quick.test(source + b"\n")
+    quick.compiler = dataclasses.replace(o.compiler, timeout=timeout)
+    return quick
+
+
+@needs_clang22
+def test_front_end_timeouts_and_keep_artifacts(tmp_path):
+    source, o = small_kernel(tmp_path)
+    v = with_timeout(o, 0.01).test(source + b"\n")
     assert not v.interesting and not v.infra_failure and v.reason.startswith("timeout (lto)")
     kept = copy.copy(o)
     kept.compiler = dataclasses.replace(o.compiler, keep_artifacts=True)
@@ -214,12 +224,8 @@ static_assert(G<400, 400>::v != 0);
 def test_a_candidate_that_does_not_compile_stops_at_its_first_error(tmp_path):
     """The front end stops at a candidate's first error: the verdict is that error at once, not
     the rest of the unit parsed and instantiated (a timeout here) or typo-corrected."""
-    source = pressure(*SMALL).encode()  # a real kernel, cheap to build
-    (tmp_path / "k.hip").write_bytes(source)
-    o = SpillSetup("k.hip", [], None, "lto.instructions > 0", cwd=tmp_path, tmp_dir=tmp_path / "t").resolve(source)
-    assert o.compiler.shared_front_end
-    quick = copy.copy(o)
-    quick.compiler = dataclasses.replace(o.compiler, timeout=1.5)
+    source, o = small_kernel(tmp_path)
+    quick = with_timeout(o, 1.5)
     v = quick.test(source + b"\nint early = undeclared_name;\n" + INSTANTIATIONS)
     assert not v.interesting and v.reason.startswith("compile error (lto)") and "undeclared_name" in v.reason
     assert "did you mean" not in v.reason

@@ -131,6 +131,11 @@ def int_type(type_: Node) -> bool:
 _DIRECTIVE = re.compile(rb"[ \t]*#")
 
 
+# a #define line (continuations joined by CONTINUATION): its name, its parameter list, its body
+DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
+CONTINUATION = re.compile(rb"\\\r?\n")
+
+
 def directives(text: bytes) -> list[tuple[int, int]]:
     """[start, end) of each preprocessor line, continuations included."""
     spans, pos, n = [], 0, len(text)

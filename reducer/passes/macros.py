@@ -19,11 +19,9 @@ from ..text.edits import Edit, Item
 from ..text.lexer import Token, tokenize
 from ..text.source import Source
 from .base import Pass
-from .cxx import directives, spaced
+from .cxx import CONTINUATION, DEFINE, directives, spaced
 
-_DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
 _UNDEF = re.compile(rb"[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)\s*$")
-_CONTINUATION = re.compile(rb"\\\r?\n")
 
 
 class Macros(Pass):
@@ -35,7 +33,7 @@ class Macros(Pass):
 
     def progress(self, src: Source) -> int:
         """Macros defined."""
-        return sum(bool(_DEFINE.match(src.text, start)) for start, _ in directives(src.text))
+        return sum(bool(DEFINE.match(src.text, start)) for start, _ in directives(src.text))
 
     def enumerate(self, src: Source) -> list[Item]:
         text = src.text
@@ -45,8 +43,8 @@ class Macros(Pass):
         undefs: dict[bytes, list[tuple[int, int]]] = {}
         named: set[bytes] = set()  # names other directives mention
         for start, end in spans:
-            line = _CONTINUATION.sub(b" ", text[start:end])
-            if (m := _DEFINE.match(line)) is not None:
+            line = CONTINUATION.sub(b" ", text[start:end])
+            if (m := DEFINE.match(line)) is not None:
                 defines.setdefault(m.group(1), []).append((start, end, m))
             elif (u := _UNDEF.match(line)) is not None:
                 undefs.setdefault(u.group(1), []).append((start, end))

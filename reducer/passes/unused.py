@@ -18,7 +18,7 @@ from tree_sitter import Node
 from ..text.edits import Item, deletion, line_span
 from ..text.source import Source
 from .base import Pass
-from .cxx import deletable, directives, entity_name, kernel_head, simple_name
+from .cxx import CONTINUATION, DEFINE, deletable, directives, entity_name, kernel_head, simple_name
 
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _KINDS = frozenset({
@@ -131,7 +131,6 @@ _BEFORE = frozenset({b";", b"}", b"{", b":"})
 _RANGE_FOR_NAMES = frozenset({b"begin", b"end"})
 
 
-_PASTE_DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(\([^)]*\))?(.*)", re.S)
 _PASTED = re.compile(rb"(\w+)\s*##|##\s*(\w+)")
 
 
@@ -143,11 +142,11 @@ def _pasted_pieces(text: bytes) -> set[bytes]:
     nothing that can be told: left alone."""
     pieces: set[bytes] = set()
     for start, end in directives(text):
-        m = _PASTE_DEFINE.match(text[start:end].replace(b"\\\n", b" "))
-        if m is None or b"##" not in m.group(2):
+        m = DEFINE.match(CONTINUATION.sub(b" ", text[start:end]))
+        if m is None or b"##" not in m.group(3):
             continue
-        params = set(re.findall(rb"\w+", m.group(1) or b""))
-        pieces.update(p for pair in _PASTED.findall(m.group(2)) for p in pair if p and p not in params)
+        params = set(re.findall(rb"\w+", m.group(2) or b""))
+        pieces.update(p for pair in _PASTED.findall(m.group(3)) for p in pair if p and p not in params)
     return pieces
 
 

@@ -64,6 +64,16 @@ def _joinable(a: bytes, b: bytes) -> bool:
     return [t.end for t in tokenize(a + b)] == [len(a), len(a) + len(b)]
 
 
+def _glues(text: bytes, tokens: list, i: int) -> bool:
+    """Whether token `i` touches a token on each side that would lex as one with the other
+    without it: it must leave a space (`char*p`, `a/**/b`)."""
+    if not 0 < i < len(tokens) - 1:
+        return False
+    before, t, after = tokens[i - 1], tokens[i], tokens[i + 1]
+    return before.end == t.start and after.start == t.end and \
+        not _joinable(text[before.start:before.end], text[after.start:after.end])
+
+
 _DEFINE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*define[ \t]+[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _INCLUDE = re.compile(rb"[ \t]*(?:#|%:)[ \t]*(?:include|import)")
 
@@ -109,9 +119,7 @@ class Comments(Pass):
         for i, t in enumerate(tokens):
             if t.kind != "comment":
                 continue
-            before, after = tokens[i - 1] if i else None, tokens[i + 1] if i + 1 < len(tokens) else None
-            if before and after and before.end == t.start and after.start == t.end and before.kind != "comment" \
-                    and not _joinable(text[before.start:before.end], text[after.start:after.end]):
+            if _glues(text, tokens, i) and tokens[i - 1].kind != "comment":
                 items.append((Edit(t.start, t.end, b" "),))
             else:
                 items.append(deletion(*line_span(text, t.start, t.end)))
@@ -144,9 +152,7 @@ class Tokens(Pass):
         for i, t in enumerate(tokens):
             if t.kind == "comment":
                 continue
-            before, after = tokens[i - 1] if i else None, tokens[i + 1] if i + 1 < len(tokens) else None
-            if before and after and before.end == t.start and after.start == t.end \
-                    and not _joinable(text[before.start:before.end], text[after.start:after.end]):
+            if _glues(text, tokens, i):
                 items.append((Edit(t.start, t.end, b" "),))
             else:
                 items.append(deletion(t.start, t.end))

@@ -211,7 +211,7 @@ MEMBERS_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_"
 def test_a_static_members_types_that_name_its_class_members_become_their_values(tmp_path):
     """A static member printed as a free function: the types its body spells with its class's
     members as arguments, which mean nothing outside the class, through aliases of their values;
-    the generic lambda becomes a functor with a call operator for each of its instantiations, the
+    the generic lambda becomes a functor with one call operator for its instantiations, the
     member it names through the class's alias. A constexpr instantiation whose type is not
     literal is printed without `constexpr`."""
     c = compiler(tmp_path, ["-std=gnu++20"])
@@ -223,7 +223,9 @@ def test_a_static_members_types_that_name_its_class_members_become_their_values(
     for written in ("Num<Width>", "Seq<0, Width", "Num<Width + Lanes>", "Seq<Width, 4>"):
         assert written not in run.text
     assert re.search(r"each\(__plain_closure_0\{acc, in\}, __plain_t\d+\{\}\)", run.text)
-    assert run.text.count("void operator()(__plain_t") == 3 and "const float *&in;" in run.text
+    # its three instantiations print one body: one call operator
+    assert run.text.count("void operator()(auto ") == 1 and "void operator()(__plain_t" not in run.text
+    assert "const float *&in;" in run.text
     assert "type-parameter" not in run.text and "::Width" in run.text
     (widen,) = (x for x in fp.callees if x.name == "::lib::__plain_widen")
     assert "constexpr" not in widen.text and "= const " not in widen.text
@@ -1157,15 +1159,16 @@ void launch(float* out, const float* x) { lib::kern<float, 4><<<1, 64>>>(out, x,
 """
 CLOSURES_KERN = "_ZN3lib4kernIfLi4EEEvPT_PKS1_S1_"
 NO_IDENTIFIER = "its name is no identifier (a conversion, a constructor, `->`, `new`)"
+AUTO_OPERATOR = "a call operator with `auto` parameters, printed once for all its instantiations"
 
 
 def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_on(tmp_path):
     """Each lambda in a printed body becomes a functor: its captures members (by reference a
     reference, by copy a value; `this` the member `self`), a constant of the kernel a static
-    member of its value, a local alias a member alias, one call operator for each of a generic
-    lambda's instantiations. The callees given them are plain at the next level, and
-    so on through `static_for`'s implementation: the chain leaves no function template with a
-    body on the kernel's path, and the code is the template's."""
+    member of its value, a local alias a member alias, one call operator for a generic lambda's
+    instantiations that print one body (`auto` for the types they differ in). The callees given
+    them are plain at the next level, and so on through `static_for`'s implementation: the chain
+    leaves no function template with a body on the kernel's path, and the code is the template's."""
     c = compiler(tmp_path, ["-std=gnu++20"])
     values = service(c, (CLOSURES_KERN,))
     src, step = Source(CLOSURES, "cuda", values.bind(lambda probe, part=CLOSURES: part + probe)), REGISTRY["plain"]
@@ -1179,8 +1182,10 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
     # `one`, captured by reference (its conversion reads it), is a constant: a static member
     assert re.search(r"struct __plain_closure_0 \{\nstatic constexpr (__plain_t\d+) one = \1\{\};\n__plain_t\d+ &acc;\n"
                      r"const float \*&x;\nfloat &scale;\n", text)
-    assert len(re.findall(r"void operator\(\)\(__plain_t\d+ i\) const\n\{\n    acc.v\[i\] \+= x\[threadIdx.x \* 4 \+ "
-                          r"i.value\] \* scale \* one;", text)) == 4
+    # its four instantiations print one body: one call operator, `auto` for the type they differ in
+    assert len(re.findall(r"void operator\(\)\(auto i\) const\n\{\n    acc.v\[i\] \+= x\[threadIdx.x \* 4 \+ "
+                          r"i.value\] \* scale \* one;", text)) == 1
+    assert not re.search(r"operator\(\)\(__plain_t\d+ i\)", text)
     # `K`, named without a capture (no odr-use), too; the alias `V`, a member alias
     assert "struct __plain_closure_1 {\nusing V = float;\nstatic constexpr int K = 2;\nfloat scale;\n" in text
     assert "return v * scale + V(K);" in text
@@ -1192,7 +1197,8 @@ def test_static_for_and_element_wise_lambdas_become_functors_and_the_chain_goes_
     assert "float __plain_load(const float *p, const lib::__plain_closure_1 &f)" in text
     assert "[&]" not in text.split("void launch")[1]
     fp = values.footprint(chained, chained)
-    assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
+    # the functors' call operators stay as printed, not one plain function an instantiation
+    assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER, AUTO_OPERATOR}
     same_kernels(c, CLOSURES, CLOSURES_KERN, (chained,))
 
 
@@ -1350,11 +1356,11 @@ def test_a_static_member_of_a_member_type_is_qualified_without_typename(tmp_path
     values = service(c, (kern,))
     lowered, chained = plain_chain(values, MEMBER_TRAITS)
     assert len(re.findall(rb"s \+= jj == __plain_t\d+::load_store_traits::VectorDimY \? self.v\[jj\] \* k : self.v\[jj\];",
-                          chained)) == 4
+                          chained)) == 1
     # the kernel, `load`, `static_for`'s and its implementation's `operator()`
     assert lowered == 4
     fp = values.footprint(chained, chained)
-    assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER}
+    assert fp is not None and fp.callees == () and {why for _, why in fp.kept} == {NO_IDENTIFIER, AUTO_OPERATOR}
     same_kernels(c, MEMBER_TRAITS, kern, (chained,))
 
 

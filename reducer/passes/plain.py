@@ -33,7 +33,8 @@ kernel's at file scope, where its callees in the library's namespace see them), 
 naming it carries that same edit: the items of one level share it, alone or together. A lambda
 in a printed body becomes an object of a class printed before the definition
 (`__plain_closure_0{acc, x}`: its captures as members of the same names, one call operator for
-each of a generic lambda's instantiations): a closure's type has no name to print, so the
+each of a generic lambda's instantiations, or one with `auto` parameters when they all print the
+same body, which stays as printed): a closure's type has no name to print, so the
 function template given it (ck_tile's `static_for`, a pipeline's element-wise operations)
 would stay one; given the functor, it is printed at the next level, and so are the templates
 the functor's call operators call.

@@ -2124,12 +2124,76 @@ public:
       Object += (Object.empty() ? "" : ", ") + V->getName().str();
       OS << ";\n";
     }
+    StringRef Qualifier = E->isMutable() ? "" : " const";
+    if (auto One = oneCallOperator(Calls, Qualifier)) {
+      OS << *One;
+      return Out;
+    }
     for (const FunctionDecl *Call : Calls) {
       QualType R = calleeReturnType(Call);
       OS << specifiers(Ctx, Call, R);
       printType(R, "", Names, Policy, OS);
-      OS << " " << PlainHelper(Ctx, Policy, Names, Within, Self).rest(Call, "operator()", "", E->isMutable() ? "" : " const");
+      OS << " " << PlainHelper(Ctx, Policy, Names, Within, Self).rest(Call, "operator()", "", Qualifier);
     }
+    return Out;
+  }
+  // A generic lambda's instantiations whose bodies print the same, which differ only in the
+  // types of their parameters (ck_tile's element-wise lambdas given `number<0>` to
+  // `number<127>` by `static_for`: 128 copies, 22 KB), as one call operator with `auto` where
+  // the lambda's parameter types differ (C++20's abbreviated template), their `const` and `&`
+  // kept: every call deduces the type the lambda's did and instantiates the body that printed
+  // the same for it. Nullopt: one instantiation, before C++20, a default argument, or a
+  // difference in anything but the types (the return type, `constexpr`, a parameter's `const`
+  // or reference).
+  std::optional<std::string> oneCallOperator(const std::vector<const FunctionDecl *> &Calls, StringRef Qualifier) {
+    if (Calls.size() < 2 || !Ctx.getLangOpts().CPlusPlus20)
+      return std::nullopt;
+    const FunctionDecl *First = Calls.front();
+    QualType R = calleeReturnType(First);
+    std::string Specifiers = specifiers(Ctx, First, R), Body;
+    for (const FunctionDecl *Call : Calls) {
+      if (Call->getNumParams() != First->getNumParams() || !Ctx.hasSameType(calleeReturnType(Call), R) ||
+          specifiers(Ctx, Call, R) != Specifiers)
+        return std::nullopt;
+      // printed as the per-instantiation operators would print it: the aliases and functors it
+      // names are the same either way
+      std::string Text;
+      llvm::raw_string_ostream T(Text);
+      PlainHelper Helper(Ctx, Policy, Names, Within, Self);
+      Call->getBody()->printPretty(T, &Helper, Policy, 0, "\n", &Ctx);
+      if (Call != First && Text != Body)
+        return std::nullopt;
+      Body = std::move(Text);
+    }
+    // a parameter's form: its reference kind and the qualifiers of what it is or refers to
+    auto form = [](QualType T) {
+      unsigned Ref = T->isLValueReferenceType() ? 1 : T->isRValueReferenceType() ? 2 : 0;
+      return std::make_pair(Ref, (Ref ? T->getPointeeType() : T).getCanonicalType().getCVRQualifiers());
+    };
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    OS << Specifiers;
+    printType(R, "", Names, Policy, OS);
+    OS << " operator()(";
+    for (unsigned I = 0; I < First->getNumParams(); ++I) {
+      const ParmVarDecl *P = First->getParamDecl(I);
+      QualType T = P->getType();
+      if (P->hasDefaultArg())
+        return std::nullopt;
+      OS << (I ? ", " : "");
+      if (std::all_of(Calls.begin(), Calls.end(),
+                      [&](const FunctionDecl *C) { return Ctx.hasSameType(C->getParamDecl(I)->getType(), T); })) {
+        printType(T, P->getName().str(), Names, Policy, OS);
+        continue;
+      }
+      if (std::any_of(Calls.begin(), Calls.end(),
+                      [&](const FunctionDecl *C) { return form(C->getParamDecl(I)->getType()) != form(T); }))
+        return std::nullopt;
+      auto [Ref, CVR] = form(T);
+      OS << (CVR & Qualifiers::Const ? "const " : "") << (CVR & Qualifiers::Volatile ? "volatile " : "") << "auto"
+         << (Ref == 1 ? " &" : Ref == 2 ? " &&" : " ") << P->getName();
+    }
+    OS << ")" << Qualifier << "\n" << Body;
     return Out;
   }
   // `return x;` of a local the instantiation does not construct in the caller's object (no
@@ -3211,6 +3275,15 @@ llvm::json::Array Footprint::plainCallees() {
                ? NoIdentifier
            : PM && P->isOutOfLine()         ? "defined outside its class"
                                             : "no body written in the file");
+      continue;
+    }
+    // a class's call operator with only `auto` parameters for a template's (a generic lambda's
+    // functor, printed once for its instantiations, `oneCallOperator`): printed per
+    // specialization it would be the copies the functor was printed to avoid
+    if (auto *FT = P->getDescribedFunctionTemplate(); FT && CallOperator && !PM->getParent()->isTemplated() &&
+        std::all_of(FT->getTemplateParameters()->begin(), FT->getTemplateParameters()->end(),
+                    [](const NamedDecl *D) { return D->isImplicit(); })) {
+      keep(P, "a call operator with `auto` parameters, printed once for all its instantiations");
       continue;
     }
     auto Body = Main.span(P->getBody()->getSourceRange(), false);

@@ -1944,6 +1944,11 @@ public:
   // `Object`: the object parameter of a non-static member printed as a free function, first;
   // `Qualifier`: what follows the parameters (` const`).
   std::string rest(const FunctionDecl *FD, StringRef Name, StringRef Object = "", StringRef Qualifier = "") {
+    std::string Head = head(FD, Name, Object, Qualifier);  // first: the aliases it names are numbered first
+    return Head + body(FD);
+  }
+  // `Name(parameters)` and `Qualifier`, on a line.
+  std::string head(const FunctionDecl *FD, StringRef Name, StringRef Object = "", StringRef Qualifier = "") {
     std::string Out;
     llvm::raw_string_ostream OS(Out);
     OS << Name << "(" << Object << (!Object.empty() && FD->getNumParams() ? ", " : "");
@@ -1969,6 +1974,12 @@ public:
       }
     }
     OS << ")" << Qualifier << "\n";
+    return Out;
+  }
+  // The body of instantiation `FD`.
+  std::string body(const FunctionDecl *FD) {
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
     FD->getBody()->printPretty(OS, this, Policy, 0, "\n", &Ctx);
     return Out;
   }
@@ -2125,15 +2136,22 @@ public:
       OS << ";\n";
     }
     StringRef Qualifier = E->isMutable() ? "" : " const";
-    if (auto One = oneCallOperator(Calls, Qualifier)) {
+    // where they may print one operator, the bodies first, to compare
+    std::vector<std::string> Bodies;
+    if (Calls.size() > 1 && Ctx.getLangOpts().CPlusPlus20)
+      for (const FunctionDecl *Call : Calls)
+        Bodies.push_back(PlainHelper(Ctx, Policy, Names, Within, Self).body(Call));
+    if (auto One = oneCallOperator(Calls, Bodies, Qualifier)) {
       OS << *One;
       return Out;
     }
-    for (const FunctionDecl *Call : Calls) {
-      QualType R = calleeReturnType(Call);
-      OS << specifiers(Ctx, Call, R);
+    for (size_t I = 0; I < Calls.size(); ++I) {
+      QualType R = calleeReturnType(Calls[I]);
+      OS << specifiers(Ctx, Calls[I], R);
       printType(R, "", Names, Policy, OS);
-      OS << " " << PlainHelper(Ctx, Policy, Names, Within, Self).rest(Call, "operator()", "", Qualifier);
+      PlainHelper Helper(Ctx, Policy, Names, Within, Self);
+      OS << " " << (Bodies.empty() ? Helper.rest(Calls[I], "operator()", "", Qualifier)
+                                   : Helper.head(Calls[I], "operator()", "", Qualifier) + Bodies[I]);
     }
     return Out;
   }
@@ -2142,29 +2160,20 @@ public:
   // `number<127>` by `static_for`: 128 copies, 22 KB), as one call operator with `auto` where
   // the lambda's parameter types differ (C++20's abbreviated template), their `const` and `&`
   // kept: every call deduces the type the lambda's did and instantiates the body that printed
-  // the same for it. Nullopt: one instantiation, before C++20, a default argument, or a
-  // difference in anything but the types (the return type, `constexpr`, a parameter's `const`
-  // or reference).
-  std::optional<std::string> oneCallOperator(const std::vector<const FunctionDecl *> &Calls, StringRef Qualifier) {
-    if (Calls.size() < 2 || !Ctx.getLangOpts().CPlusPlus20)
+  // the same for it. `Bodies`: each instantiation's, printed (none: one instantiation, or
+  // before C++20). Nullopt: no bodies, a default argument, or a difference in anything but the
+  // types (a body, the return type, `constexpr`, a parameter's `const` or reference).
+  std::optional<std::string> oneCallOperator(const std::vector<const FunctionDecl *> &Calls,
+                                             const std::vector<std::string> &Bodies, StringRef Qualifier) {
+    if (Bodies.empty() || std::any_of(Bodies.begin(), Bodies.end(), [&](const std::string &B) { return B != Bodies[0]; }))
       return std::nullopt;
     const FunctionDecl *First = Calls.front();
     QualType R = calleeReturnType(First);
-    std::string Specifiers = specifiers(Ctx, First, R), Body;
-    for (const FunctionDecl *Call : Calls) {
+    std::string Specifiers = specifiers(Ctx, First, R);
+    for (const FunctionDecl *Call : Calls)
       if (Call->getNumParams() != First->getNumParams() || !Ctx.hasSameType(calleeReturnType(Call), R) ||
           specifiers(Ctx, Call, R) != Specifiers)
         return std::nullopt;
-      // printed as the per-instantiation operators would print it: the aliases and functors it
-      // names are the same either way
-      std::string Text;
-      llvm::raw_string_ostream T(Text);
-      PlainHelper Helper(Ctx, Policy, Names, Within, Self);
-      Call->getBody()->printPretty(T, &Helper, Policy, 0, "\n", &Ctx);
-      if (Call != First && Text != Body)
-        return std::nullopt;
-      Body = std::move(Text);
-    }
     // a parameter's form: its reference kind and the qualifiers of what it is or refers to
     auto form = [](QualType T) {
       unsigned Ref = T->isLValueReferenceType() ? 1 : T->isRValueReferenceType() ? 2 : 0;
@@ -2193,7 +2202,7 @@ public:
       OS << (CVR & Qualifiers::Const ? "const " : "") << (CVR & Qualifiers::Volatile ? "volatile " : "") << "auto"
          << (Ref == 1 ? " &" : Ref == 2 ? " &&" : " ") << P->getName();
     }
-    OS << ")" << Qualifier << "\n" << Body;
+    OS << ")" << Qualifier << "\n" << Bodies[0];
     return Out;
   }
   // `return x;` of a local the instantiation does not construct in the caller's object (no

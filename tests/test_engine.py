@@ -829,9 +829,12 @@ def test_a_pass_that_carries_its_items_is_asked_again_only_once_they_are_used_up
             p, oracle = CountedLines(carries), Contains(keep)
             with Evaluator(oracle, jobs, "threading") as ev:
                 out = Engine(ev, "cpp", Schedule(main=[p])).reduce(text)
-            runs[carries, jobs] = out, oracle.calls if jobs == 1 else sorted(set(oracle.calls)), p.enumerations
+            runs[carries, jobs] = out, oracle.calls, p.enumerations
     assert len({out for out, _, _ in runs.values()}) == 1 and b"x" not in runs[True, 1][0]
-    assert runs[True, 1][1] == runs[False, 1][1] and runs[True, 2][1] == runs[False, 2][1]
+    assert runs[True, 1][1] == runs[False, 1][1]
+    # at -j 2 a speculative test may or may not start before a verdict cancels it: only what
+    # -j 1 decides is certain to be asked
+    assert all(set(runs[c, 1][1]) <= set(runs[c, 2][1]) for c in (False, True))
     kept_chunks = runs[False, 1][2] - runs[True, 1][2]
     assert kept_chunks >= 4 and runs[True, 1][2] <= 3, (runs[False, 1][2], runs[True, 1][2])
 

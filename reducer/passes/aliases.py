@@ -74,9 +74,18 @@ class Aliases(Pass):
                 if looked_up(value) & parameters:
                     continue
             edits = [spaced(src.text, s, e, _spelled(src.text, s, e, value)) for s, e in found]
-            items.append((Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits))
+            item = (Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits)
+            if _growth(item) < 0:
+                items.append(item)
         # Nested aliases (`using B = Tuple<A>;`) clash: the most shrinking of each clash is offered.
-        return compatible(items, lambda i: (sum(len(e.replacement) - e.end + e.start for e in items[i]), i))
+        return compatible(items, lambda i: (_growth(items[i]), i))
+
+
+def _growth(item: Item) -> int:
+    """How many bytes `item` adds to the file, alone: an alias whose inlining does not shrink it
+    is not offered, since it could only ever be kept riding with others, leaving a larger file
+    than they would alone, and a chunk holding it is skipped as no smaller."""
+    return sum(len(e.replacement) - e.end + e.start for e in item)
 
 
 _TYPENAME = re.compile(rb"typename\b")

@@ -25,7 +25,7 @@ import re
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, compatible, line_span
+from ..text.edits import Edit, Item, compatible, growth, line_span
 from ..text.source import Source
 from .base import Pass
 from .cxx import spaced
@@ -75,17 +75,13 @@ class Aliases(Pass):
                     continue
             edits = [spaced(src.text, s, e, _spelled(src.text, s, e, value)) for s, e in found]
             item = (Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits)
-            if _growth(item) < 0:
+            # an alias whose inlining alone does not shrink the file could only ever be kept
+            # riding with others, leaving it larger than they would alone; a chunk holding it is
+            # skipped as no smaller
+            if growth(item) < 0:
                 items.append(item)
         # Nested aliases (`using B = Tuple<A>;`) clash: the most shrinking of each clash is offered.
-        return compatible(items, lambda i: (_growth(items[i]), i))
-
-
-def _growth(item: Item) -> int:
-    """How many bytes `item` adds to the file, alone: an alias whose inlining does not shrink it
-    is not offered, since it could only ever be kept riding with others, leaving a larger file
-    than they would alone, and a chunk holding it is skipped as no smaller."""
-    return sum(len(e.replacement) - e.end + e.start for e in item)
+        return compatible(items, lambda i: (growth(items[i]), i))
 
 
 _TYPENAME = re.compile(rb"typename\b")

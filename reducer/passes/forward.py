@@ -19,7 +19,7 @@ from bisect import bisect_left
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, compatible, line_span
+from ..text.edits import Edit, Item, compatible, growth, line_span
 from ..text.source import Source, walk
 from .base import Pass
 from .cxx import spaced
@@ -63,7 +63,7 @@ class Forward(Pass):
     needs_tree = True
 
     def enumerate(self, src: Source) -> list[Item]:
-        counts, items, growth = None, [], []
+        counts, items = None, []
         for node in src.nodes():
             found = _candidate(node)
             if found is None:
@@ -77,11 +77,9 @@ class Forward(Pass):
             edits = [Edit(*line_span(src.text, node.start_byte, node.end_byte))]
             edits += [spaced(src.text, s, e, value.text if bare or _alone(src, s, e)
                              else b"(" + value.text + b")") for s, e in at]
-            grows = sum(len(e.replacement) - (e.end - e.start) for e in edits)
-            if grows < 0:
+            if growth(edits) < 0:
                 items.append(tuple(edits))
-                growth.append(grows)
-        return compatible(items, lambda i: (growth[i], i))
+        return compatible(items, lambda i: (growth(items[i]), i))
 
 
 def _candidate(node: Node) -> tuple[Node, Node] | None:

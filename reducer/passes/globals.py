@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, apply, line_span
+from ..text.edits import Edit, Item, apply, growth, line_span
 from ..text.source import Source, walk
 from .base import Pass
 from .consteval import ConstEval
@@ -144,7 +144,7 @@ class LocalToGlobal(Pass):
             at = line_span(src.text, first.start_byte, first.end_byte)[0]
             item = (Edit(at, at, text + b"\n"),
                     *(Edit(*line_span(src.text, n.start_byte, n.end_byte)) for _, n in copies))
-            if sum(len(e.replacement) - (e.end - e.start) for e in item) < 0:
+            if growth(item) < 0:
                 items.append(item)
         return items
 

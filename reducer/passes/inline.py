@@ -16,7 +16,7 @@ from collections import Counter
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, apply, layered, line_span
+from ..text.edits import Edit, Item, apply, growth, layered, line_span
 from ..text.source import Source, walk
 from .base import Pass
 from .cxx import elements, generic, inside_template, kernel_head, placeholder, simple_name
@@ -154,7 +154,7 @@ class Inline(Pass):
             if None in edits:
                 continue
             item = (*edits, Edit(*line_span(src.text, callee.node.start_byte, callee.node.end_byte)))
-            if len(sites) == 1 or _shrinks(item):
+            if len(sites) == 1 or growth(item) < 0:
                 items.append(item)
         return items
 
@@ -187,10 +187,6 @@ def _named_only_there(name: bytes, defs: dict[bytes, list[Node]], counts: Counte
 def _recursive_or_nested(callee: _Callee, sites: list[Node]) -> bool:
     """A call inside the callee itself, or a call inside another call's arguments."""
     return any(callee.encloses(c) or c.start_byte < d.start_byte < c.end_byte for c in sites for d in sites)
-
-
-def _shrinks(item: Item) -> bool:
-    return sum(len(e.replacement) - (e.end - e.start) for e in item) < 0
 
 
 def _inline(src: Source, call: Node, callee: _Callee) -> Edit | None:

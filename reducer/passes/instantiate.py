@@ -19,7 +19,7 @@ from collections import defaultdict
 
 from tree_sitter import Node
 
-from ..text.edits import Edit, Item, apply, compatible, line_span
+from ..text.edits import Edit, Item, apply, compatible, growth, line_span
 from ..text.lexer import tokenize
 from ..text.source import Source, walk
 from .base import Pass
@@ -725,14 +725,10 @@ class _Plan:
             rendered, aliased = self._render(self._renderer({**answers, **literals}, structural=True))
             candidate = edits + rendered
             once = any(v.structural and name in aliased for name, v in renderer.values.items())
-            if _growth(candidate) < _growth(plain) or once and _growth(candidate) < 0:
+            if growth(candidate) < growth(plain) or once and growth(candidate) < 0:
                 literal_ = tuple(sorted(candidate))
                 wanted = {confirmation(q, literals[q]): v for q, v in structural.items()}
         return tuple(sorted(plain)), literal_, wanted
-
-
-def _growth(edits: list[Edit]) -> int:
-    return sum(len(e.replacement) - (e.end - e.start) for e in edits)
 
 
 # an argument that may go unevaluated (`integral_constant<bool, false>{}`)

@@ -198,6 +198,11 @@ def deletion(start: int, end: int) -> Item:
     return (Edit(start, end),)
 
 
+def growth(edits: Iterable[Edit]) -> int:
+    """The bytes non-overlapping `edits` add to the text (negative: they shrink it)."""
+    return sum(len(e.replacement) - (e.end - e.start) for e in edits)
+
+
 def line_span(text: bytes, start: int, end: int) -> tuple[int, int]:
     """Widen [start, end) to whole lines when nothing else shares them, so that deleting a
     statement does not leave an empty indented line behind."""

@@ -173,3 +173,23 @@ def test_every_chunk_of_nested_aliases_compiles(tmp_path):
     assert b"using HiddenIndex" in text and b"using Lengths" in text  # used outside their class template
     assert b"constexpr auto l = typename Split<Seq>::left_type{};" in text
     assert not _syntax_errors(text, tmp_path)
+
+
+SHADOWED = b"""template <int... Is> struct seq {};
+struct holder { using ids = seq<1>; };
+template <class V> struct sorter { using sort = V; using map = typename sort::ids; };
+template <class V> struct unique { using sort = sorter<V>; using ids = typename sort::map; };
+unique<holder>::ids x;
+"""
+
+
+@needs_clang22
+def test_a_member_used_outside_its_class_is_not_inlined_where_a_name_it_spells_means_another_thing(tmp_path):
+    """`map`'s type names its class's `sort`; pasted into `unique`, whose `sort` is another type,
+    it would name `sorter<holder>::ids`, which does not exist (ck_tile's `sequence_sort`, refused
+    by the compiler after every kept chunk of a 30-minute run). The other two aliases go."""
+    assert not _syntax_errors(SHADOWED, tmp_path)
+    items = REGISTRY["aliases"].items(Source(SHADOWED, "cuda"), 1)
+    assert len(items) == 2 and all(b"using map" in apply(SHADOWED, list(i)) for i in items)
+    for item in items:
+        assert not _syntax_errors(apply(SHADOWED, list(item)), tmp_path)

@@ -4,7 +4,8 @@ S::Mma`; after this they name the type they mean, and the type's other uses beco
 
 Only names declared once in the file are inlined, so a use cannot mean something else; a
 class or function-scope alias is inlined only when its type names nothing local to that scope,
-nor, where it is used outside its class, the class template's parameters. An alias whose type
+nor, where it is used outside its class, the class template's parameters or any name declared
+in a class or function body (a qualifier too: `typename sort::ids` means another `sort` there). An alias whose type
 names another (`using __plain_t3 = TensorDescriptor<__plain_t2, ...>`) is not offered with it:
 in one chunk the two delete the other and paste its name back through the first's type (68 of
 the pass's 78 failed tests in an hour of composable_kernel); the one that shrinks the file more
@@ -69,9 +70,12 @@ class Aliases(Pass):
             if scope is not None and scope.type == "field_declaration_list" \
                     and any(s < scope.start_byte or e > scope.end_byte for s, e in found):
                 # a member used outside its class (`Desc::VisibleIndex`) is out of its template's
-                # parameters' scope: `MultiIndex<NDimVisible>` would mean nothing there
+                # parameters' scope: `MultiIndex<NDimVisible>` would mean nothing there; nor would
+                # a name its class declares, a qualifier included (ck_tile's `sorted2unsorted_map
+                # = typename sort::sorted_ids`, used as `sort::sorted2unsorted_map` in a class
+                # with a `sort` of its own)
                 parameters = parameters if parameters is not None else template_parameters(src)
-                if looked_up(value) & parameters:
+                if looked_up(value) & (parameters | local):
                     continue
             edits = [spaced(src.text, s, e, _spelled(src.text, s, e, value)) for s, e in found]
             item = (Edit(*line_span(src.text, node.start_byte, node.end_byte)), *edits)

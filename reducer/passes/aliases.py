@@ -2,14 +2,15 @@
 type and the alias goes, in one item. Instantiated code is full of `S::kTileM`, `typename
 S::Mma`; after this they name the type they mean, and the type's other uses become deletable.
 
-Only names declared once in the file are inlined, so a use cannot mean something else; a
-class or function-scope alias is inlined only when its type names nothing local to that scope,
-nor, where it is used outside its class, the class template's parameters or any name declared
-in a class or function body (a qualifier too: `typename sort::ids` means another `sort` there). An alias whose type
-names another (`using __plain_t3 = TensorDescriptor<__plain_t2, ...>`) is not offered with it:
-in one chunk the two delete the other and paste its name back through the first's type (68 of
-the pass's 78 failed tests in an hour of composable_kernel); the one that shrinks the file more
-goes first, the other at the next enumeration. A typedef with an attribute (`ext_vector_type`)
+Only names declared once in the file are inlined, so a use cannot mean something else, and
+only where the file shrinks (a long type used many times stays an alias); a class or
+function-scope alias is inlined only when its type names nothing local to that scope, nor,
+where it is used outside its class, the class template's parameters or any name declared in a
+class or function body (a qualifier too: `typename sort::ids` means another `sort` there). An
+alias whose type names another (`using __plain_t3 = TensorDescriptor<__plain_t2, ...>`) is not
+offered with it: in one chunk the two delete the other and paste its name back through the
+first's type (68 of the pass's 78 failed tests in an hour of composable_kernel); the one that
+shrinks the file more goes first, the other at the next enumeration. A typedef with an attribute (`ext_vector_type`)
 has no type to inline.
 
 Level 0 merges aliases of one type, before any is inlined: a namespace-scope alias whose type is

@@ -107,6 +107,86 @@ def test_a_test_still_running_when_the_answer_comes_runs_on_and_a_later_search_t
     assert oracle.spans[b"q1"][1] < oracle.spans[b"slow"][1]
 
 
+def test_a_core_left_idle_tests_what_the_caller_asks_next_should_the_test_in_flight_be_the_answer():
+    """A one-candidate search leaves a core idle: the candidate the caller would ask about next,
+    were that one the answer, is tested there meanwhile, and the next search takes it over."""
+    oracle = SlowFirst({b"slow", b"q2"})
+    with Evaluator(oracle, 2, "threading") as ev:
+        assert ev.first_interesting([b"slow"], successor=lambda index: b"q%d" % (index + 2))[0] == 0
+        assert ev.first_interesting([b"q2"])[0] == 0
+        assert ev.counters.tests == 2 and (ev.counters.speculated, ev.counters.speculated_used) == (1, 1)
+    assert oracle.spans[b"q2"][1] < oracle.spans[b"slow"][1]  # it ran beside the slow one
+    oracle = SlowFirst(set())
+    with Evaluator(oracle, 2, "threading") as ev:  # no bet on what the search tests itself, nor on what is known
+        assert ev.first_interesting([b"q1"]) is None
+        assert ev.first_interesting([b"slow"], successor=lambda index: b"slow") is None
+        assert ev.first_interesting([b"slow"], successor=lambda index: b"q1") is None
+        assert (ev.counters.tests, ev.counters.speculated) == (2, 0)
+
+
+def test_a_pass_keeping_one_step_after_another_has_each_next_step_tested_beside_it_and_the_path_is_j1s():
+    """`unused` takes a chain of helpers one per search (each deletion leaves the next unused):
+    at -j 2 the next deletion is tested beside the one in flight. The kept steps, and so the
+    result, are -j 1's, and -j 1's tests are among -j 2's."""
+
+    class Slow(Contains):
+        def test(self, content: bytes) -> Verdict:
+            time.sleep(0.02)
+            return super().test(content)
+
+    chain = b"int g9(int a) { return a; }\n" + b"".join(
+        b"int g%d(int a) { return g%d(a) + 1; }\n" % (i, i + 1) for i in range(8, -1, -1))
+    runs = {}
+    for jobs in (1, 2):
+        oracle = Slow((b"keep_me", b"return"))
+        out, ev = reduce(CODE + chain, oracle, jobs)
+        runs[jobs] = out, set(oracle.calls), ev.counters
+    assert runs[1][0] == runs[2][0] and b"g0" not in runs[1][0]
+    assert runs[1][1] <= runs[2][1]
+    assert runs[1][2].speculated == 0 and runs[2][2].speculated_used >= 5
+
+
+def test_the_compilers_answers_about_the_next_step_are_asked_ahead_while_this_one_is_tested():
+    """A pass whose every enumeration asks the compiler (a footprint pass's) keeps one step per
+    search: at -j 2, while a step is tested, the front-end run its enumeration needs on that
+    step's text runs on the idle core, and the enumeration after the step is kept takes its
+    output. The front end reads what it reads at -j 1, and the path is -j 1's."""
+    from reducer.passes import Pass
+    from reducer.text.edits import deletion
+    from reducer.text.values import ClangValues
+
+    class FirstLineAsked(Pass):
+        name, summary = "first-line-asked", "delete the first line, once the compiler has read the text"
+
+        def enumerate(self, src):
+            src.values.marks(src.text)
+            end = src.text.index(b"\n") + 1
+            return [deletion(0, end)] if src.text.count(b"\n") > 1 else []
+
+    class Slow(Contains):
+        def test(self, content: bytes) -> Verdict:
+            time.sleep(0.1)
+            return super().test(content)
+
+    text = b"".join(b"int g%d;\n" % i for i in range(6)) + b"int keep;\n"
+    runs = {}
+    for jobs in (1, 2):
+        read = []
+
+        def front_end(content, read=read):
+            time.sleep(0.1)
+            read.append(content)
+            return ""
+
+        values = ClangValues(front_end)
+        with Evaluator(Slow((b"keep",)), jobs, "threading") as ev:
+            engine = Engine(ev, "cpp", Schedule(main=[FirstLineAsked()]), values=values)
+            runs[jobs] = engine.reduce(text), sorted(read), values.stats
+    assert runs[1][0] == runs[2][0] == b"int keep;\n"
+    assert runs[1][1] == runs[2][1]  # the same texts read, as often
+    assert runs[1][2].ahead == 0 and runs[2][2].ahead_used >= 5
+
+
 def test_a_budget_used_up_leaves_the_tests_running_on_to_finish():
     """A run stopped by its budget still confirms what it kept (Engine.settle), and that
     confirmation's builds wait behind the tests running on: they finish and are remembered,

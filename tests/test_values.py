@@ -293,3 +293,36 @@ def test_a_failed_question_gets_the_same_answer_when_the_run_resumes(tmp_path):
     assert len(answers) == 2 and other.stats.runs == 1  # another run asks clang: the failure was not kept
     lost = ClangValues(lambda text: None, None, journal=WorkDir.open(tmp_path / "other").values_journal())
     assert lost.bind(lambda probe: GENERATED + probe)(q) == answers and lost.stats.runs == 0
+
+
+def test_a_question_asked_ahead_runs_on_a_worker_and_asked_again_takes_that_run(tmp_path):
+    """While the engine bets on a text (`ClangValues.ahead`), a question needing a front-end run
+    starts it on a worker and raises; asked again once the text is kept, it is answered from that
+    run, made once. A run whose worker failed is made again where the question is asked."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    real, read = clang_values(tmp_path).front_end, []
+
+    def front_end(text):
+        read.append(text)
+        return real(text)
+
+    q = [Query(b"configs[9].ring_depth()", (b"conv",)), Query(b"sizeof(long)")]
+    values = ClangValues(front_end)
+    ask = values.bind(lambda probe: GENERATED + probe)
+    with ThreadPoolExecutor(1) as pool, values.ahead(pool.submit):
+        for _ in range(2):
+            with pytest.raises(LookupError):
+                ask(q)
+    answers = ask(q)
+    assert len(answers) == 2 and len(read) == 1 and (values.stats.ahead, values.stats.ahead_used) == (1, 1)
+
+    def killed(call, *args):
+        run: Future = Future()
+        run.set_exception(RuntimeError("worker killed"))
+        return run
+
+    again = ClangValues(front_end)
+    with again.ahead(killed), pytest.raises(LookupError):
+        again.bind(lambda probe: GENERATED + probe)(q)
+    assert again.bind(lambda probe: GENERATED + probe)(q) == answers and len(read) == 2

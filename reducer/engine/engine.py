@@ -25,7 +25,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from copy import copy
 from dataclasses import dataclass, field
 from itertools import chain
@@ -36,6 +36,9 @@ from ..text.source import Source
 from .checkpoints import Checkpoints, Kept
 from .evaluate import Confirmation, Evaluator, Found
 from .schedule import Schedule
+
+# A pass whose searches keep fewer than one candidate in this many asked makes no bets (`_bet`).
+BET_RATE = 3
 
 
 @dataclass
@@ -394,7 +397,7 @@ class Engine:
             clock.tick()
             candidates = _Counted(self._candidates(p, level, items, pos, size, stats))
             try:
-                found = self.evaluator.first_interesting(candidates, give_up)
+                found = self.evaluator.first_interesting(candidates, give_up, self._bet(p, level, items, pos, size))
             except _Broken as broken:  # applying its items: replay stops before this search
                 broken.searches = clock.searches - 1
                 raise
@@ -410,6 +413,49 @@ class Engine:
         # decided in order: up to the interesting one (-j N may have drawn more), or all
         decided = candidates.count if found is None else found[0] + 1
         return found, decided, candidates.asked(decided)
+
+    def _bet(self, p: Pass, level: int, items: list[Item], pos: int, size: int
+             ) -> Callable[[int], bytes | None] | None:
+        """What the evaluator may test on an idle core while the search's candidate `index` is
+        tested (`Evaluator._speculate`): the candidate this search's successor makes first should
+        that one be kept. Only with workers, and for a pass that keeps at least a third of what it
+        asks about: where most candidates fail, the bet mostly loses."""
+        stats = self._yield(p)
+        if not self.evaluator.parallel or BET_RATE * stats.accepted < stats.asked:
+            return None
+        return lambda index: self._successor(p, level, items, pos, size, index)
+
+    def _successor(self, p: Pass, level: int, items: list[Item], pos: int, size: int, index: int) -> bytes | None:
+        """The first candidate -j 1 tests after keeping the chunk of candidate `index` when no
+        other pass runs in between (`_revisit`): the pass's items on the text kept (carried over,
+        or enumerated afresh), then the chunks from the same position, at half the size from the
+        start once none is left there, as `_ddmin` goes on. None when the pass breaks (the search
+        reports that itself) or needs the compiler's answer about that text (a footprint, a
+        constant's value): that front-end run then starts ahead on a worker
+        (`ClangValues.ahead`), and the enumeration after the kept step takes its output rather
+        than run it with the workers idle."""
+        text, start = self._best.text, pos + index * size
+        edits = list(chain.from_iterable(items[start:start + size]))
+        try:
+            kept = apply(text, edits)
+            after = self._source(kept)
+            rest = carried(items, edits, text, kept) if p.carries_items else []
+            with self.values.ahead(self.evaluator.prefetch) if self.values is not None else nullcontext():
+                again = rest or list(p.items(after, level) or [])
+            while size >= 1 and again:
+                for at in range(start, len(again), size):
+                    candidate = apply(kept, chain.from_iterable(again[at:at + size]))
+                    if p.progresses(after, candidate) and (p.syntax_neutral or self._no_new_errors(after, candidate)):
+                        return self._joined(candidate)
+                start, size = 0, size // 2
+        except Exception:  # noqa: BLE001 - a bet not made; the search meets whatever broke, if it does
+            return None
+        return None
+
+    def _no_new_errors(self, src: Source, candidate: bytes) -> bool:
+        """`_syntax_ok` against `src`, counting nothing."""
+        return not self.prefilter or src.tree is None or \
+            Source(candidate, src.language).error_count <= src.error_count
 
     def _undo_search(self, marks: tuple[int, int, int, int], stats: PassYield, clock: _PassClock) -> None:
         clock.searches, stats.not_smaller, stats.prefiltered, self.status.prefiltered = marks
@@ -615,8 +661,11 @@ class _PassClock:
 
 class _Charges:
     """Charges the tests, answers and time spent to the pass running, and labels the evaluator's
-    tests (counted and journalled) with its name. A pass run inside another (a revisit between
-    two searches) interrupts it: the outer pass is charged up to there, and from its end on."""
+    tests (counted and journalled) with its name. A test is charged when its verdict is read,
+    as it is journalled then: one still running when its search ends (left to run on, or a bet
+    on the step after) goes to the pass running when it ends, as its oracle seconds do. A pass
+    run inside another (a revisit between two searches) interrupts it: the outer pass is
+    charged up to there, and from its end on."""
 
     def __init__(self, evaluator: Evaluator):
         self.evaluator = evaluator
@@ -654,4 +703,4 @@ class _Charges:
 
     def _counts(self) -> tuple[float, ...]:
         c = self.evaluator.counters
-        return c.tests, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known, c.oracle_seconds
+        return c.settled, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known, c.oracle_seconds

@@ -6,10 +6,11 @@ never interesting again. What is known of verdicts (memory, journal, cache, clai
 the VerdictStore's; this is the policy: what to test, retry, re-check and confirm."""
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from interestingness.base import bundle
 from interestingness.base.verdict import COMPILE_ERROR, UNKNOWN, Oracle, Verdict
@@ -22,6 +23,8 @@ from .pool import Pool
 from .verdicts import VerdictStore
 
 Found = tuple[int, bytes, Verdict]  # a search's answer: the first interesting candidate's index, bytes, verdict
+
+BETS_REMEMBERED = 64  # speculative candidates remembered for the count of those a search drew
 
 EMPTY = Verdict(False, "empty file (a test that accepts it is almost always broken; see --allow-empty)")
 
@@ -48,6 +51,7 @@ class Evaluator:
         # Tests of later candidates that were still running when a search found its answer: they
         # run on, their slots counted, and a search that draws one of them takes it over.
         self._running_on: dict[bytes, _Test] = {}
+        self._bets: OrderedDict[bytes, None] = OrderedDict()  # the newest speculative tests' candidates
 
     @property
     def label(self) -> str:
@@ -109,8 +113,8 @@ class Evaluator:
         self.store.forget_streak()
         return verdict
 
-    def first_interesting(self, candidates: Iterable[bytes | None],
-                          give_up: Callable[[], bool] | None = None) -> Found | None:
+    def first_interesting(self, candidates: Iterable[bytes | None], give_up: Callable[[], bool] | None = None,
+                          successor: Callable[[int], bytes | None] | None = None) -> Found | None:
         """Index, content and verdict of the first interesting candidate in proposal order. Up to
         `jobs` tests run at once and the next starts as soon as one ends; verdicts are read in
         proposal order, so the answer does not depend on -j. Tests of later candidates still
@@ -118,11 +122,14 @@ class Evaluator:
         is (the confirmation of the answer need not wait for them). A None
         candidate is one the caller rejected without a test; it keeps its index. Once `give_up()`
         is true no more are drawn (the caller will throw the answer away: a search made beside a
-        confirmation that refused)."""
+        confirmation that refused). `successor(index)`: what the caller asks next should
+        candidate `index` be the answer; once every candidate is drawn and a core is left idle,
+        it is tested there on that bet (`_speculate`)."""
         stream: Iterator[tuple[int, bytes | None]] = iter(enumerate(candidates))
         ahead: deque[tuple[int, bytes | None]] = deque()  # drawn from `stream` while the tests ran, not yet taken
         queue: deque[_Test] = deque()  # drawn, verdict not yet read; in proposal order
         drawn: set[bytes] = set()
+        bet_on: set[int] = set()  # the candidates whose successor has been asked for
         hit: Found | None = None  # remembered as interesting: nothing after it is drawn
         used: BudgetExhausted | None = None  # read what runs, then say so
         ended = False
@@ -138,15 +145,21 @@ class Evaluator:
                     elif content is None:
                         continue
                     elif (known := self._known(content)) is not None:
+                        self._drawn(content)
                         hit = (index, content, known) if known.interesting else None
                     elif content in drawn:  # a candidate before it answers it
                         self.store.count(shared_waits=1)
                     else:
                         drawn.add(content)
+                        self._drawn(content)
                         try:
                             queue.append(self._start(index, content))
                         except BudgetExhausted as e:
                             used = e
+                if successor is not None and ended and hit is None and used is None and queue and \
+                        queue[0].index not in bet_on and self._idle(queue):
+                    bet_on.add(queue[0].index)
+                    self._speculate(successor(queue[0].index), drawn)
                 while queue and queue[0].verdict is not None:
                     test = queue.popleft()
                     if test.verdict is not None and test.verdict.interesting:
@@ -166,6 +179,41 @@ class Evaluator:
             raise
         assert used is not None
         raise used
+
+    def _idle(self, queue: deque[_Test]) -> bool:
+        """Whether a core is left idle: fewer tests run, this search's and those run on, than
+        `jobs`."""
+        return sum(t.verdict is None for t in queue) + len(self._running_on) < self.jobs
+
+    def _speculate(self, content: bytes | None, drawn: set[bytes]) -> None:
+        """Test `content`, the candidate the caller would ask about next should the one in
+        flight be the answer, on a core that would idle: when a pass keeps most of what it
+        proposes (a real library's TU: nearly every footprint, alias or inline step holds), its
+        searches are one candidate long, and each waits for the one before. The test runs on as
+        an earlier search's does (`_running_on`) and the search that draws the same bytes takes
+        it over, so verdicts, and what is kept, are -j 1's; a lost bet costs an idle core's test."""
+        if content is None or content in drawn or content in self._running_on or self._known(content) is not None:
+            return
+        try:
+            test = self._start(-1, content)
+        except BudgetExhausted:
+            return
+        if test.future is not None:
+            self.store.count(speculated=1)
+            self._bets[content] = None
+            while len(self._bets) > BETS_REMEMBERED:
+                self._bets.popitem(last=False)
+            self._running_on[content] = test
+
+    def prefetch(self, call: Callable[..., Any], *args: Any) -> Future | None:
+        """`call(*args)` on a worker (None without workers): work a bet needs, such as the
+        compiler's answers about a text that may be kept next."""
+        return self._pool.submit(call, *args) if self._pool.parallel else None
+
+    def _drawn(self, content: bytes) -> None:
+        """A search draws `content`: a bet won when it was one."""
+        if self._bets.pop(content, False) is None:
+            self.store.count(speculated_used=1)
 
     def _draw_ahead(self, stream: Iterator[tuple[int, bytes | None]], ahead: deque[tuple[int, bytes | None]]) -> None:
         """Make the next candidate to test (and those rejected untested before it) while the
@@ -288,7 +336,7 @@ class Evaluator:
         return self._pool.submit(self.oracle.test, content)
 
     def _counted(self, verdict: Verdict) -> Verdict:
-        self.store.count(oracle_seconds=verdict.seconds, compile_errors=int(verdict.kind == COMPILE_ERROR),
+        self.store.count(settled=1, oracle_seconds=verdict.seconds, compile_errors=int(verdict.kind == COMPILE_ERROR),
                          build_known=int(verdict.kind != UNKNOWN))
         self.store.count_phases([verdict])
         return verdict

@@ -21,6 +21,7 @@ from .journal import Journal
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
+    settled: int = 0         # of them, whose verdict was read (and journalled): charged to the pass running then
     compile_errors: int = 0  # of them, whose verdict says the candidate does not compile
     build_known: int = 0     # of them, whose verdict says whether it compiles (a script's does not)
     memo_hits: int = 0       # answered from this run's memory
@@ -33,6 +34,8 @@ class Counters:
     confirms: int = 0        # oracle confirmations of a candidate kept (checkpoints and their bisections)
     unconfirmed: int = 0     # of them, refused: the run went back to the last confirmed candidate
     infra_retries: int = 0
+    speculated: int = 0      # of the tests, started on a bet: the next candidate should the one in flight be kept
+    speculated_used: int = 0  # of those, drawn by a later search (the bet won)
     oracle_seconds: float = 0.0
     confirm_seconds: float = 0.0  # of oracle_seconds, the confirmations'
     # the oracle's seconds per phase of its work, as its verdicts give them (details["phases"]:

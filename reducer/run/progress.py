@@ -118,7 +118,9 @@ class Progress:
               + [f"    {f['file']}: {f['original']} -> {f['result']} bytes" for f in files] if files else []),
             f"  tests  {c.tests} run ({c.oracle_seconds:.0f}s of oracle time), {c.memo_hits} answered from memory, "
             f"{c.cache_hits} from the cache, {c.shared_waits} by a test in flight, {c.replayed} replayed from "
-            f"the journal, {c.infra_retries} retried",
+            f"the journal, {c.infra_retries} retried"
+            + (f"; {c.speculated} on a core left idle, for the step after the one in flight, "
+               f"{c.speculated_used} of them used" if c.speculated else ""),
             f"  wall   {elapsed:.1f}s (all sessions)",
             f"  passes {passes_line}",
             *([f"  {line}"] if (line := compile_failures_line(per_pass)) is not None else []),

@@ -76,7 +76,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
         + (f"; confirmations of candidates kept (in batches, at checkpoints): {c['confirms']} "
            f"({c.get('unconfirmed', 0)} refused), {c.get('confirm_seconds', 0):.0f} s, "
            f"{100 * c.get('confirm_seconds', 0) / max(c.get('oracle_seconds', 0), 1e-9):.0f}% of oracle time"
-           if c.get("confirms") else ""),
+           if c.get("confirms") else "")
+        + (f"; on a core left idle, for the step after the one in flight: {c['speculated']} "
+           f"({c.get('speculated_used', 0)} of them used)" if c.get("speculated") else ""),
         f"- answered without a test: {answered} (memory {c.get('memo_hits', 0)}, cache {c.get('cache_hits', 0)}, "
         f"shared in flight {c.get('shared_waits', 0)}, journal replay {c.get('replayed', 0)}, "
         f"rejected as a respacing of a rejected candidate {c.get('layout_rejects', 0)}); tested although a "
@@ -103,7 +105,9 @@ def render(s: dict[str, Any], plot: str | None) -> str:
     if s.get("values"):
         v = s["values"]
         lines.append(f"- constant values from clang: {v['runs']} front-end runs ({v['seconds']:.1f} s) this session, "
-                     f"{v['queries']} questions, {v['answered']} answered, {v['stored']} probes from the cache")
+                     f"{v['queries']} questions, {v['answered']} answered, {v['stored']} probes from the cache"
+                     + (f"; {v['ahead']} runs started ahead on a core left idle, for a step being tested, "
+                        f"{v.get('ahead_used', 0)} of them used" if v.get("ahead") else ""))
     if s["position"]:
         lines.append(f"- last position: sweep {s['position']['sweep']}, pass {s['position']['pass']}")
     if s.get("guards"):

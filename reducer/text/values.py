@@ -38,7 +38,9 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -187,6 +189,8 @@ class ValueStats:
     queries: int = 0          # distinct questions asked of clang
     answered: int = 0         # of which clang gave a value
     remembered: int = 0       # questions answered from this run's memory
+    ahead: int = 0            # runs started ahead, on a worker, for a text a bet was made on
+    ahead_used: int = 0       # of those, whose output a question took later
 
 
 class ClangValues:
@@ -218,6 +222,22 @@ class ClangValues:
         self.stats = ValueStats()
         self._memory: OrderedDict[bytes, dict[Query, Value | None]] = OrderedDict()
         self._size = memory
+        # front-end runs started on a worker ahead of the question (`ahead`), by key
+        self._fetching: OrderedDict[bytes, Future] = OrderedDict()
+        self._submit: Callable[..., Future | None] | None = None
+
+    @contextmanager
+    def ahead(self, submit: Callable[..., Future | None]) -> Iterator[None]:
+        """While the engine bets on a text it may keep next (the pass's items on it): a question
+        whose answer needs a front-end run starts that run through `submit(front_end, candidate)`
+        (on a worker) and raises LookupError, rather than holding up the search with the run
+        here; if the text is kept, the question comes again and takes that run's output. What the
+        journal, the store or memory holds is answered as usual."""
+        self._submit = submit
+        try:
+            yield
+        finally:
+            self._submit = None
 
     def bind(self, compose: Callable[..., bytes]) -> Bound:
         """Questions about one candidate: `compose(probe)` is that candidate with `probe`
@@ -301,9 +321,20 @@ class ClangValues:
         if record is not None:
             self.stats.stored += 1
             return record["printed"]
+        if self._submit is not None:
+            if key not in self._fetching and (started := self._submit(front_end, candidate)) is not None:
+                self.stats.ahead += 1
+                self._fetching[key] = started
+                while len(self._fetching) > self._size:
+                    self._fetching.popitem(last=False)
+            raise LookupError("a front-end run, started ahead")
+        fetched = self._fetching.pop(key, None)
         for _ in range(2):
             start = time.monotonic()
-            stderr = front_end(candidate)
+            stderr = _output(fetched) if fetched is not None else front_end(candidate)
+            if fetched is not None:
+                self.stats.ahead_used += 1
+                fetched = None
             self.stats.runs += 1
             self.stats.seconds += time.monotonic() - start
             if stderr is not None:
@@ -313,6 +344,15 @@ class ClangValues:
                 return found
             self.stats.failures += 1
         return {}
+
+
+def _output(run: Future) -> str | None:
+    """A run started ahead: its output, or None (like a failed run's) when its worker failed or
+    was stopped."""
+    try:
+        return run.result()
+    except Exception:  # noqa: BLE001 - a worker killed with a stopped search: the run is made again
+        return None
 
 
 class Bound:

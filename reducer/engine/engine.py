@@ -453,7 +453,8 @@ class Engine:
         return None
 
     def _no_new_errors(self, src: Source, candidate: bytes) -> bool:
-        """`_syntax_ok` against `src`, counting nothing."""
+        """Whether `candidate` has no more parse errors than `src` (always, without the
+        pre-filter or a tree to count them in)."""
         return not self.prefilter or src.tree is None or \
             Source(candidate, src.language).error_count <= src.error_count
 
@@ -498,9 +499,7 @@ class Engine:
         return self._join(parts)
 
     def _syntax_ok(self, candidate: bytes) -> bool:
-        if not self.prefilter or self._best.tree is None:
-            return True
-        if Source(candidate, self._best.language).error_count <= self._best.error_count:
+        if self._no_new_errors(self._best, candidate):
             return True
         self.status.prefiltered += 1
         return False

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import reducer.engine.cache as reducer_cache
-from interestingness.base.verdict import NoConfirmation, Verdict
+from interestingness.base.verdict import COMPILE_ERROR, NoConfirmation, Verdict
 from interestingness.oracle.ir import IrOracle
 from interestingness.oracle.script import ScriptOracle
 from interestingness.oracle.spill import SpillOracle
@@ -68,6 +68,28 @@ def test_a_confirmation_is_a_record_of_its_own_in_memory_journal_and_cache(tmp_p
     cached = VerdictStore(journal=None, cache=VerdictCache(tmp_path / "cache", {}), stale_after=3600, layout=None,
                           clock=lambda: 1.0)
     assert cached.confirmation(b"x").reason == "refused on confirmation"
+
+
+def test_a_session_tallies_per_pass_what_its_journal_lines_say(tmp_path):
+    """A pass is charged its tests when their verdicts are journalled, under the label then, by
+    the rule a resumed run reads the journal back with; another process's test awaited here is
+    no test of this run."""
+    s = store(tmp_path, cache=True)
+    s.label = "lines"
+    s.add(b"a", Verdict(False, "error: x", seconds=1.5, kind=COMPILE_ERROR))
+    s.journal_check(b"a", Verdict(True, seconds=0.25))
+    s.label = "tokens"
+    s.add(b"b", Verdict(True, seconds=2.0))
+    s.add_confirmation(b"b", Verdict(True, seconds=3.0))
+    other = VerdictStore(journal=None, cache=VerdictCache(tmp_path / "cache", {}), stale_after=3600, layout=None,
+                         clock=lambda: 1.0)
+    assert other.claim(b"c")
+    other.add(b"c", Verdict(True, seconds=9.0))
+    assert s.wait(b"c").interesting and s.counters.shared_waits == 1
+    assert dict(s.tally.tests) == {"lines": 2, "tokens": 1}
+    assert dict(s.tally.compile_errors) == {"lines": 1, "tokens": 0} and s.tally.build_known["lines"] == 1
+    assert s.tally.oracle_seconds == {"lines": 1.75, "tokens": 5.0}
+    assert Journal(tmp_path / "journal.jsonl").earlier == s.tally
 
 
 def test_a_claim_is_released_when_the_tests_raise(tmp_path):

@@ -156,7 +156,7 @@ class Engine:
         self._join: Callable[[list[bytes]], bytes] = lambda parts: parts[0]
         self.status = Status(original_size=0, size=0, parts=0)  # the standing; reduce_parts starts it afresh
         self._pass_runs = 0
-        self._charges = _Charges(evaluator)
+        self._charges = _Charges(evaluator, lambda name: self.status.per_pass.setdefault(name, PassYield()))
         # When `stall_window` verdicts in a row fail the same way, the best is tested afresh; if it
         # is not interesting after all, the run goes back to the newest earlier best that is.
         self.stall_window = stall_window
@@ -659,17 +659,20 @@ class _PassClock:
 
 
 class _Charges:
-    """Charges the tests, answers and time spent to the pass running, and labels the evaluator's
-    tests (counted and journalled) with its name. A test is charged when its verdict is read,
-    as it is journalled then: one still running when its search ends (left to run on, or a bet
-    on the step after) goes to the pass running when it ends, as its oracle seconds do. A pass
-    run inside another (a revisit between two searches) interrupts it: the outer pass is
-    charged up to there, and from its end on."""
+    """Charges the passes with what they spent, and labels the evaluator's tests (journalled
+    and counted) with the running pass's name. A test is charged to the pass its journal line
+    names, the one running when its verdict was read: one still running when its search ends
+    (left to run on, or a bet on the step after) goes to the pass running when it ends (the
+    store's `tally`). Wall seconds and answers go to the pass running; a pass run inside
+    another (a revisit between two searches) interrupts it: the outer pass is charged up to
+    there, and from its end on."""
 
-    def __init__(self, evaluator: Evaluator):
+    def __init__(self, evaluator: Evaluator, stats_of: Callable[[str], PassYield]):
         self.evaluator = evaluator
+        self._stats_of = stats_of
         self._running: list[tuple[str, PassYield]] = []
-        self._since: tuple[float, tuple[float, ...]] = (0.0, (0, 0, 0, 0, 0.0))  # the last charge's time, counts
+        self._since = (0.0, 0)  # the last charge's time and answers
+        self._tallied: dict[str, tuple[int, int, int, float]] = {}  # per label, what was charged of the tally
 
     @contextmanager
     def to(self, name: str, stats: PassYield) -> Iterator[None]:
@@ -681,25 +684,29 @@ class _Charges:
             self._switch_to(self._running[:-1])
 
     def charge(self) -> None:
-        """Add what was spent since the last charge to the running pass."""
-        now, counts = time.monotonic(), self._counts()
+        """Add what was spent since the last charge: tests to the passes named, the rest to the
+        running pass."""
+        c, tally = self.evaluator.counters, self.evaluator.store.tally
+        now, answered = time.monotonic(), c.cache_hits + c.shared_waits
         since, before = self._since
         if self._running:
             stats = self._running[-1][1]
-            tests, answered, compile_errors, build_known, oracle = (c - b for c, b in zip(counts, before))
-            stats.tests += int(tests)
-            stats.answered += int(answered)
-            stats.compile_errors += int(compile_errors)
-            stats.build_known += int(build_known)
+            stats.answered += answered - before
             stats.seconds += now - since
-            stats.oracle_seconds += oracle
-        self._since = (now, counts)
+        self._since = (now, answered)
+        for label in sorted({*tally.tests, *tally.oracle_seconds} - {""}):  # "": outside passes
+            counts = (tally.tests[label], tally.compile_errors[label], tally.build_known[label],
+                      tally.oracle_seconds.get(label, 0.0))
+            charged = self._tallied.get(label, (0, 0, 0, 0.0))
+            if counts != charged:
+                stats = self._stats_of(label)
+                stats.tests += counts[0] - charged[0]
+                stats.compile_errors += counts[1] - charged[1]
+                stats.build_known += counts[2] - charged[2]
+                stats.oracle_seconds += counts[3] - charged[3]
+                self._tallied[label] = counts
 
     def _switch_to(self, running: list[tuple[str, PassYield]]) -> None:
         self.charge()
         self._running = running
         self.evaluator.label = running[-1][0] if running else ""
-
-    def _counts(self) -> tuple[float, ...]:
-        c = self.evaluator.counters
-        return c.settled, c.cache_hits + c.shared_waits, c.compile_errors, c.build_known, c.oracle_seconds

@@ -336,7 +336,7 @@ class Evaluator:
         return self._pool.submit(self.oracle.test, content)
 
     def _counted(self, verdict: Verdict) -> Verdict:
-        self.store.count(settled=1, oracle_seconds=verdict.seconds, compile_errors=int(verdict.kind == COMPILE_ERROR),
+        self.store.count(oracle_seconds=verdict.seconds, compile_errors=int(verdict.kind == COMPILE_ERROR),
                          build_known=int(verdict.kind != UNKNOWN))
         self.store.count_phases([verdict])
         return verdict

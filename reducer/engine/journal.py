@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,41 @@ def append_only(path: Path) -> int:
     return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
 
 
+def record(key: str, verdict: Verdict, elapsed: float, *, by: str = "", check: bool = False, confirm: bool = False,
+           shared: bool = False) -> dict[str, Any]:
+    """The journal record of a test's verdict (`check`: not the candidate's verdict; `shared`:
+    another process's test, awaited here), or with `confirm` of the confirmation of a candidate
+    kept; `by` is the pass that asked."""
+    return {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
+            "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {}),
+            **({"kind": verdict.kind} if verdict.kind != UNKNOWN and not confirm else {}),
+            **({"confirm": True} if confirm else {}), **({"shared": True} if shared else {}),
+            **({"by": by} if by else {})}
+
+
+@dataclass
+class Tally:
+    """Tests and oracle seconds per pass that asked ("" outside passes), counted from journal
+    records: by one rule for the records a resumed run reads back and those a session writes,
+    so a pass is charged exactly what its journal lines say, whenever its tests end."""
+    tests: Counter[str] = field(default_factory=Counter)
+    compile_errors: Counter[str] = field(default_factory=Counter)  # of the tests, whose candidate did not compile
+    build_known: Counter[str] = field(default_factory=Counter)  # of them, whose verdict said whether it compiled
+    oracle_seconds: dict[str, float] = field(default_factory=dict)  # the oracle's, its confirmations' too
+
+    def add(self, record: dict[str, Any]) -> None:
+        by = record.get("by", "")
+        if record.get("shared"):  # another process's test and seconds
+            return
+        self.oracle_seconds[by] = self.oracle_seconds.get(by, 0.0) + record["seconds"]
+        if record.get("confirm"):  # not a test: the confirmation of a candidate kept
+            return
+        kind = record.get("kind", UNKNOWN)
+        self.tests[by] += 1
+        self.compile_errors[by] += kind == COMPILE_ERROR
+        self.build_known[by] += kind != UNKNOWN
+
+
 class Journal:
     """Verdicts of every test this run has made, keyed as the evaluator's memo is."""
 
@@ -29,42 +65,28 @@ class Journal:
         self.path = path
         self.known: dict[str, Verdict] = {}
         self.confirmed: dict[str, Verdict] = {}  # the oracle's confirmations of candidates kept
-        self.tests = 0            # lines read back: tests run in earlier sessions
-        self.tests_by: Counter[str] = Counter()  # of them, per pass that asked ("" outside passes)
-        self.compile_errors_by: Counter[str] = Counter()  # of those, whose candidate did not compile
-        self.build_known_by: Counter[str] = Counter()  # of those, whose verdict said whether it compiled
-        self.oracle_seconds_by: dict[str, float] = {}  # the oracle's seconds per pass, its confirmations' too
+        self.earlier = Tally()    # what earlier sessions' records count
         self.elapsed = 0.0        # active seconds of earlier sessions, up to their last test
         self._load()
         self._fd = append_only(path)
 
-    def _load(self) -> None:
-        for record in read_records(self.path):
-            self.elapsed = max(self.elapsed, record["t"])
-            by = record.get("by", "")
-            self.oracle_seconds_by[by] = self.oracle_seconds_by.get(by, 0.0) + record["seconds"]
-            if record.get("confirm"):  # not a test: the confirmation of a candidate kept
-                self.confirmed[record["key"]] = Verdict(record["interesting"], record["reason"],
-                                                        seconds=record["seconds"])
-                continue
-            self.tests += 1
-            kind = record.get("kind", UNKNOWN)
-            self.tests_by[by] += 1
-            self.compile_errors_by[by] += kind == COMPILE_ERROR
-            self.build_known_by[by] += kind != UNKNOWN
-            if record.get("check"):  # a stability check, not the candidate's verdict
-                continue
-            self.known[record["key"]] = Verdict(record["interesting"], record["reason"], seconds=record["seconds"],
-                                                kind=kind)
+    @property
+    def tests(self) -> int:
+        """Tests run in earlier sessions."""
+        return sum(self.earlier.tests.values())
 
-    def append(self, key: str, verdict: Verdict, elapsed: float, check: bool = False, by: str = "",
-               confirm: bool = False) -> None:
-        """A test's verdict (`check`: not the candidate's verdict), or with `confirm` the
-        confirmation of a candidate kept."""
-        record = {"key": key, "interesting": verdict.interesting, "reason": verdict.reason[:300],
-                  "seconds": round(verdict.seconds, 3), "t": round(elapsed, 3), **({"check": True} if check else {}),
-                  **({"kind": verdict.kind} if verdict.kind != UNKNOWN and not confirm else {}),
-                  **({"confirm": True} if confirm else {}), **({"by": by} if by else {})}
+    def _load(self) -> None:
+        for r in read_records(self.path):
+            self.elapsed = max(self.elapsed, r["t"])
+            self.earlier.add(r)
+            if r.get("confirm"):
+                self.confirmed[r["key"]] = Verdict(r["interesting"], r["reason"], seconds=r["seconds"])
+            elif not r.get("check"):  # a stability check is not the candidate's verdict
+                self.known[r["key"]] = Verdict(r["interesting"], r["reason"], seconds=r["seconds"],
+                                               kind=r.get("kind", UNKNOWN))
+
+    def append(self, record: dict[str, Any]) -> None:
+        """A `record` (made by `record`)."""
         # One unbuffered append per record: the kernel keeps it across a kill of the run. No fsync:
         # it cost the engine 5 ms a verdict, and a power cut loses only records a resume tests again.
         os.write(self._fd, (json.dumps(record) + "\n").encode())

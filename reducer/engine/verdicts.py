@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from interestingness.base.verdict import Verdict
 
 from .cache import RECORD_CONFIRMATION, VerdictCache
-from .journal import Journal
+from .journal import Journal, Tally, record
 
 
 @dataclass
 class Counters:
     tests: int = 0           # oracle calls made
-    settled: int = 0         # of them, whose verdict was read (and journalled): charged to the pass running then
     compile_errors: int = 0  # of them, whose verdict says the candidate does not compile
     build_known: int = 0     # of them, whose verdict says whether it compiles (a script's does not)
     memo_hits: int = 0       # answered from this run's memory
@@ -70,6 +69,7 @@ class VerdictStore:
         # Who asks for the tests now (the engine sets the running pass): journalled with each
         # test, so a resumed run knows which pass its earlier sessions' tests were for.
         self.label = ""
+        self.tally = Tally()  # this session's tests and oracle seconds per label, as journalled
         self._cache = cache
         self._stale_after = stale_after  # a claim older than this is taken over (owner hung or on another host)
         self._layout = layout
@@ -161,14 +161,12 @@ class VerdictStore:
             if self._cache is not None:
                 self._cache.put_record(content, {"interesting": verdict.interesting, "reason": verdict.reason,
                                                  "seconds": verdict.seconds}, RECORD_CONFIRMATION)
-            if self.journal is not None:
-                self.journal.append(key, verdict, self._clock(), by=self.label, confirm=True)
+            self._record(key, verdict, confirm=True)
 
     def journal_check(self, content: bytes, verdict: Verdict) -> None:
         """A test that is not the candidate's verdict (a re-check, a failed attempt) still counts."""
-        if self.journal is not None:
-            with self._lock:
-                self.journal.append(digest(content), verdict, self._clock(), check=True, by=self.label)
+        with self._lock:
+            self._record(digest(content), verdict, check=True)
 
     def claim(self, content: bytes) -> bool:
         """A claim on testing `content` in the shared cache: True when this process is to test
@@ -192,7 +190,7 @@ class VerdictStore:
         if verdict is not None:
             with self._lock:
                 self.counters.shared_waits += 1
-                self._remember(content, verdict)
+                self._remember(content, verdict, shared=True)
         return verdict
 
     def count(self, **deltas: float) -> None:
@@ -218,11 +216,18 @@ class VerdictStore:
         with self._lock:
             self._streak = ("", 0)
 
-    def _remember(self, content: bytes, verdict: Verdict) -> None:
+    def _remember(self, content: bytes, verdict: Verdict, shared: bool = False) -> None:
         key = digest(content)
         self._learn(key, content, verdict)
+        self._record(key, verdict, shared=shared)
+
+    def _record(self, key: str, verdict: Verdict, **kind: bool) -> None:
+        """Journal a verdict under the label of now, and count it there: a test is charged to
+        the pass its journal line names, whichever pass started it."""
+        line = record(key, verdict, self._clock(), by=self.label, **kind)
+        self.tally.add(line)
         if self.journal is not None:
-            self.journal.append(key, verdict, self._clock(), by=self.label)
+            self.journal.append(line)
 
     def _learn(self, key: str, content: bytes, verdict: Verdict) -> None:
         self._memo[key] = verdict

@@ -26,6 +26,7 @@ from ..engine.budget import Budget, BudgetExhausted
 from ..engine.cache import VerdictCache, default_cache_dir
 from ..engine.engine import Engine, Hooks, PassBug, Replay, Status
 from ..engine.evaluate import Evaluator
+from ..engine.journal import Tally
 from ..engine.schedule import Schedule
 from ..text import fileset, footprint
 from ..text.flatten import flatten
@@ -204,8 +205,7 @@ class _Session:
         # oracle seconds come from the journal, which names the pass of each; wall seconds from
         # the earlier sessions' state.
         journal = evaluator.journal
-        self.tally = PassTally(state.per_pass, *((journal.tests_by, journal.compile_errors_by, journal.build_known_by,
-                                                  journal.oracle_seconds_by) if journal is not None else ({},)))
+        self.tally = PassTally(state.per_pass, journal.earlier if journal is not None else Tally())
         self.pass_bugs = {b.number: b for b in state.pass_bugs}
         self._engine: Engine | None = None  # made by `run`
         self._values_per_sweep: list[dict] = []  # front-end runs and seconds; index 0: the first passes

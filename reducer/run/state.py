@@ -20,6 +20,7 @@ from interestingness.tools.oracles import Guards, Resolution
 if TYPE_CHECKING:  # the work directory's modules load without the engine
     from ..engine.budget import Budget
     from ..engine.engine import Status
+    from ..engine.journal import Tally
     from ..engine.verdicts import Counters
 
 
@@ -183,14 +184,11 @@ class PassTally:
     saved before a kill may lag behind the journal, and a journal of an older version names no
     pass), its wall seconds to the earlier sessions' (from the state)."""
 
-    def __init__(self, earlier: dict[str, dict[str, Any]], earlier_tests: Mapping[str, int],
-                 earlier_compile_errors: Mapping[str, int] | None = None,
-                 earlier_build_known: Mapping[str, int] | None = None,
-                 earlier_oracle_seconds: Mapping[str, float] | None = None):
+    def __init__(self, earlier: dict[str, dict[str, Any]], journalled: Tally):
         self.earlier = earlier
         self.journalled: dict[str, Mapping[str, float]] = {
-            "tests": dict(earlier_tests), "compile_errors": dict(earlier_compile_errors or {}),
-            "build_known": dict(earlier_build_known or {}), "oracle_seconds": dict(earlier_oracle_seconds or {})}
+            "tests": journalled.tests, "compile_errors": journalled.compile_errors,
+            "build_known": journalled.build_known, "oracle_seconds": journalled.oracle_seconds}
 
     def over_sessions(self, status: Status) -> dict[str, dict[str, Any]]:
         per_pass = {}

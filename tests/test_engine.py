@@ -248,10 +248,31 @@ def test_the_prefilter_leaves_passes_that_change_no_token_alone():
     """Their candidates' parse errors are the parser's recovery noise (ck_tile's comments)."""
     for neutral in (False, True):
         oracle = Contains((b"keep_me",))
-        p = type("P", (_Unbalance,), {"syntax_neutral": neutral})()
+        p = type("P", (_Unbalance,), {"well_formed": neutral})()
         with Evaluator(oracle, 1, "threading") as ev:
             Engine(ev, "cpp", Schedule(first=[p], main=[], last=[])).reduce(CODE)
         assert any(b"keep_me{" in c for c in oracle.calls) == neutral
+
+
+def test_a_pass_that_puts_a_unit_of_the_grammar_in_place_is_not_prefiltered():
+    """Inlining both aliases writes `typename G<I>::type{}`, valid C++ that tree-sitter reads as
+    two errors: the chunk of both is tested, as every alias inlining was on ck_tile's result."""
+    code = b"""template <int N> struct G { using type = int; };
+template <int I> int f() {
+  using R = typename G<I>::type;
+  using S = typename G<I + 1>::type;
+  return int(R{}) + int(S{});
+}
+int keep_me() { return f<3>(); }
+"""
+    aliases = passes.REGISTRY["aliases"]
+    assert aliases.well_formed and not passes.REGISTRY["tokens"].well_formed
+    oracle = Contains((b"keep_me",))
+    with Evaluator(oracle, 1, "threading") as ev:
+        engine = Engine(ev, "cpp", Schedule(first=[aliases], main=[], last=[]))
+        result = engine.reduce(code)
+    assert b"using R" not in result and b"using S" not in result and b"int(typename G<I>::type{})" in result
+    assert engine.status.per_pass["aliases"].tests == 1 and engine.status.prefiltered == 0
 
 
 @dataclass

@@ -445,7 +445,7 @@ class Engine:
             while size >= 1 and again:
                 for at in range(start, len(again), size):
                     candidate = apply(kept, chain.from_iterable(again[at:at + size]))
-                    if p.progresses(after, candidate) and (p.syntax_neutral or self._no_new_errors(after, candidate)):
+                    if p.progresses(after, candidate) and (p.well_formed or self._no_new_errors(after, candidate)):
                         return self._joined(candidate)
                 start, size = 0, size // 2
         except Exception:  # noqa: BLE001 - a bet not made; the search meets whatever broke, if it does
@@ -487,7 +487,7 @@ class Engine:
             if not p.progresses(self._best, candidate):
                 stats.not_smaller += 1
                 yield None
-            elif not p.syntax_neutral and not self._syntax_ok(candidate):
+            elif not p.well_formed and not self._syntax_ok(candidate):
                 stats.prefiltered += 1
                 yield None
             else:

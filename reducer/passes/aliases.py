@@ -36,6 +36,7 @@ from .names import declaration_counts, local_names, looked_up, scoped_ok, templa
 
 class Aliases(Pass):
     name = "aliases"
+    well_formed = True
     summary = "replace a type alias by its type at every use, and delete it"
     needs_tree = True
 

@@ -29,6 +29,7 @@ _INSTANCES = frozenset({"template_function", "template_type", "template_method",
 
 class Branches(Pass):
     name = "branches"
+    well_formed = True
     summary = "delete cases of a switch and either branch of an if that dispatches to other instantiations, first"
     needs_tree = True
     carries_items = True  # its enumeration asks the footprint

@@ -76,6 +76,7 @@ def marked(text: bytes, found: list[_Conditional]) -> bytes:
 
 class Conditionals(Pass):
     name = "conditionals"
+    well_formed = True
     summary = "keep the branch of each #if the compile takes (the compiler says which) and delete the rest"
 
     def enumerate(self, src: Source) -> list[Item]:

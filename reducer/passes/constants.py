@@ -21,6 +21,7 @@ from .names import declaration_counts, local_names, scoped_ok, uses
 
 class Constants(Pass):
     name = "constants"
+    well_formed = True
     summary = "replace an integer constant by its value at every use, and delete it"
     needs_tree = True
 

@@ -53,6 +53,7 @@ _ALTERNATIVES = 3
 
 class ExprConstant(Pass):
     name = "expr-constant"
+    well_formed = True
     summary = "replace an expression by its folded value, 0 or 1; a never-written variable by its value"
     needs_tree = True
 

@@ -15,6 +15,7 @@ from .base import Pass
 
 class Folded(Pass):
     name = "folded"
+    well_formed = True
     summary = "replace a condition constant in every instantiation by the branch it takes (clang plugin)"
     carries_items = True  # its enumeration asks the footprint
 

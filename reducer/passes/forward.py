@@ -59,6 +59,7 @@ _ALONE = frozenset({
 
 class Forward(Pass):
     name = "forward"
+    well_formed = True
     summary = "replace a never-written local by its initialiser at every use, and delete it"
     needs_tree = True
 

@@ -55,6 +55,7 @@ def _functions(src: Source) -> list[Node]:
 
 class GlobalToLocal(Pass):
     name = "global-to-local"
+    well_formed = True
     summary = "move a file-scope variable used in one function into that function"
     needs_tree = True
 
@@ -104,6 +105,7 @@ def _only_function(functions: list[Node], toks: list) -> Node | None:
 
 class LocalToGlobal(Pass):
     name = "local-to-global"
+    well_formed = True
     summary = "make identical constant locals of several functions one global"
     needs_tree = True
 

@@ -61,6 +61,7 @@ class Hoist(Pass):
     for the same node."""
 
     name = "hoist"
+    well_formed = True
     summary = "replace a loop by its body, a namespace by its contents, an expression by an operand, and the like"
     needs_tree = True
 

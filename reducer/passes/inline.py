@@ -121,6 +121,7 @@ class Inline(Pass):
     first is kept, in the same level's next enumeration."""
 
     name = "inline"
+    well_formed = True
     summary = "inline a function at its call (or at every call, when that shrinks the file) and delete it"
     needs_tree = True
 

@@ -255,6 +255,7 @@ def _bind(params: list[Node], args: list[bytes]) -> _Params | None:
 
 class Instantiate(Pass):
     name = "instantiate"
+    well_formed = True
     summary = "turn a template used with one argument list into the plain function or class"
     needs_tree = True
     # Instantiating may copy an argument into many uses: a template gone is progress even so

@@ -26,6 +26,7 @@ _UNDEF = re.compile(rb"[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)\s*$")
 
 class Macros(Pass):
     name = "macros"
+    well_formed = True
     summary = "expand a macro at its uses and delete its #define (so the code parses as the compiler sees it)"
     # An attribute macro (`MFCONV_HOST_DEVICE`, 133 uses) is shorter than its expansion: a
     # macro gone is progress even so, within a twentieth of the file.

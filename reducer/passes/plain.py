@@ -68,6 +68,7 @@ from .base import Pass
 
 class Plain(Pass):
     name = "plain"
+    well_formed = True
     summary = ("define a target kernel instantiated from a template, then the function templates its plain code calls, "
                "as the plain functions clang prints (clang plugin)")
     # the printed definition adds its signature and spells types in full, which on a small file

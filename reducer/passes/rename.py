@@ -92,6 +92,7 @@ def _fresh(taken: set[bytes]):
 
 class Rename(Pass):
     name = "rename"
+    well_formed = True
     summary = "shorten each identifier the file declares to the shortest unused name"
     needs_tree = True
 

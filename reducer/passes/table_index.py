@@ -42,6 +42,7 @@ def _literal_uses(src: Source, names) -> dict[bytes, list[tuple[int, int, int]]]
 
 class RebaseIndex(Pass):
     name = "rebase-index"
+    well_formed = True
     summary = "re-base a table lookup: `configs[120]` becomes `configs[0]` and the table head goes"
     needs_tree = True
 

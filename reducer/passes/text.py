@@ -17,7 +17,7 @@ class Blank(Pass):
     next to punctuation goes. Lines stay lines (the line pass needs them) unless `join`, which
     the schedule runs last; preprocessor lines stay lines always."""
 
-    syntax_neutral = True
+    well_formed = True
 
     def __init__(self, name: str, summary: str, join: bool):
         super().__init__(name, summary)
@@ -111,7 +111,7 @@ class Comments(Pass):
 
     name = "comments"
     summary = "delete comments (one alone on its line takes the line)"
-    syntax_neutral = True
+    well_formed = True
 
     def enumerate(self, src: Source) -> list[Item]:
         text, tokens = src.text, src.tokens

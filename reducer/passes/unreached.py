@@ -22,6 +22,7 @@ from .base import Pass
 
 class Unreached(Pass):
     name = "unreached"
+    well_formed = True
     summary = ("delete the declarations the kept kernels do not reach and the branches no instantiation takes "
                "(clang plugin)")
     whole_first = True

@@ -75,6 +75,7 @@ def _is_kernel(node: Node) -> bool:
 
 class Unused(Pass):
     name = "unused"
+    well_formed = True
     summary = "delete a declaration whose name occurs nowhere else, and static_asserts"
     needs_tree = True
 

@@ -188,6 +188,18 @@ def test_macros_expands_plain_substitutions_and_deletes_the_define():
     assert outs[1].endswith(b"__host__ __device__ int f() { return 1; }\n") and b"HD_use" in outs[1]
 
 
+def test_macros_offers_a_macro_used_in_anothers_body_at_the_next_enumeration():
+    """In one chunk both #defines go with the expansion inside the outer body, and the outer's
+    uses name a macro no longer defined (ck_tile's CK_TILE_HOST_DEVICE)."""
+    text = b"#define HD __host__ __device__\n#define OP(op) HD int f() { return 1 op 2; }\nOP(+)\nHD int g();\n"
+    src = Source(text, "cuda")
+    items = REGISTRY["macros"].items(src, 0)
+    assert len(items) == 1 and b"#define HD" not in apply(text, items[0])
+    once = apply(text, items[0])
+    (then,) = REGISTRY["macros"].items(Source(once, "cuda"), 0)
+    assert squash(apply(once, then)) == b"__host__ __device__ int f ( ) { return 1 + 2 ; } __host__ __device__ int g();"
+
+
 def test_macros_leaves_what_is_not_plain_substitution():
     text = (b"#define STR(x) #x\n#define CAT(a, b) a##b\n#define V(...) f(__VA_OPT__(,))\n"
             b"#define ON 1\n#if ON\n#endif\n#define TWICE(x) x x\n#define SELF SELF + 1\n#define F(x) (x)\n"

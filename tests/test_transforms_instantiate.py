@@ -94,6 +94,13 @@ def test_explicit_specialisations_and_order_of_declarations():
             b"int f() { Mma<32>::acc_t x = Mma<32>::m; return x; }\n")
     out, _ = fixpoint("instantiate", spec)
     assert out == b"struct Mma { static constexpr int m = 32; using acc_t = float; };\nint f() { Mma::acc_t x = Mma::m; return x; }\n"
+    # a use spelling a defaulted argument is the specialisation that leaves it out (ck_tile's
+    # WarpGemmMfmaDispatcher, as the plugin's plain code names it)
+    defaulted = (b"template <int S, bool T = false> struct Mma;\n"
+                 b"template <> struct Mma<32> { using acc_t = float; };\n"
+                 b"int f() { Mma<32, false>::acc_t x = 1; return x; }\n")
+    out, _ = fixpoint("instantiate", defaulted)
+    assert out == b"struct Mma { using acc_t = float; };\nint f() { Mma::acc_t x = 1; return x; }\n", out
     later = b"template <typename A> A zero() { return A{}; }\nstruct Late { using Acc = int; };\nint g() { return zero<Late::Acc>(); }\n"
     (item,) = REGISTRY["instantiate"].items(Source(later, "cuda"), 0)  # `Late` is declared after the template:
     assert apply(later, item) == (b"struct Late { using Acc = int; };\nLate::Acc zero() { return Late::Acc{}; }\n"

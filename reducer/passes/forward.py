@@ -74,6 +74,8 @@ class Forward(Pass):
             at = uses(src, name.text, node, counts)
             if not at or any(written_at(src.text, s, e) for s, e in at) or not _stable(src, node, value, at):
                 continue
+            if _copied(node) and any(_argument(src, s, e) for s, e in at):
+                continue
             bare = value.type in _PRIMARY
             edits = [Edit(*line_span(src.text, node.start_byte, node.end_byte))]
             edits += [spaced(src.text, s, e, value.text if bare or _alone(src, s, e)
@@ -102,6 +104,24 @@ def _candidate(node: Node) -> tuple[Node, Node] | None:
     if name.type != "identifier" or not _pure(value):
         return None
     return name, value
+
+
+def _copied(node: Node) -> bool:
+    """Whether the declaration `node` makes an `auto` copy: of a `const` object it is not
+    `const`, and may be passed where a reference is written through."""
+    type_ = node.child_by_field_name("type")
+    return type_ is not None and type_.text == b"auto"
+
+
+def _argument(src: Source, start: int, end: int) -> bool:
+    """Whether the use at [start, end) is a whole argument of a call, which may bind it to a
+    non-const reference and write it (ck_tile's `auto coord = coord_tmp;` moved by
+    `move_window_adaptor_and_bottom_tensor_thread_coordinate(coord, ...)`: forwarded, `coord_tmp`
+    is `const` there and does not bind)."""
+    use = src.root.descendant_for_byte_range(start, end)
+    parent = use.parent if use is not None else None
+    return parent is not None and parent.type == "argument_list" and parent.parent is not None \
+        and parent.parent.type == "call_expression"
 
 
 def _reads_as(type_: Node | None, value: Node) -> bool:

@@ -253,6 +253,14 @@ def _bind(params: list[Node], args: list[bytes]) -> _Params | None:
     return bound
 
 
+def _completed(params: list[Node], args: list[bytes]) -> bytes:
+    """`args` as one text with the defaults of the parameters they leave out: clang prints
+    `Dispatcher<half, 32, true, false>` for the specialisation `Dispatcher<half, 32, true>` of
+    `template <class T, int M, bool C, bool S = false>` (ck_tile's WarpGemmMfmaDispatcher)."""
+    bound = _bind(params, args)
+    return _key(args if bound is None else list(bound.texts.values()))
+
+
 class Instantiate(Pass):
     name = "instantiate"
     well_formed = True
@@ -637,9 +645,10 @@ class _Plan:
         self.src, self.decl, self.uses, self.instantiations = src, decl, uses, instantiations
         self.place, self.reopened = place  # where the plain entity goes (`_place`)
         self.specialisations = specialisations
-        self.chosen = next((sp for sp in specialisations if _key(
-            [e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))]) == _key(args)),
-            None)
+        params = elements(decl.child_by_field_name("parameters"))
+        self.chosen = next((sp for sp in specialisations if _completed(params, [
+            e.text for e in elements(sp.child_by_field_name("name").child_by_field_name("arguments"))])
+            == _completed(params, args)), None)
         self.params = None if self.chosen is not None else _bind(elements(decl.child_by_field_name("parameters")), args)
         self.scope = scope_of(decl)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.edits import Edit, Item
+from ..text.edits import Edit, Item, compatible
 from ..text.lexer import Token, tokenize
 from ..text.source import Source
 from .base import Pass
@@ -58,7 +58,11 @@ class Macros(Pass):
                 item = _expansion(text, tokens, spans, name, *found[0], gone)
                 if item is not None:
                     items.append(item)
-        return items
+        # A macro used in another's body clashes with it: in one chunk the other's #define goes
+        # with the expansion inside it, and its uses get the body as written, naming a macro
+        # no longer defined (ck_tile's CK_TILE_HOST_DEVICE, TO_TUPLE_OF_NUMBER: 3 of the pass's
+        # 4 failed tests). The first in the file goes first, the other at the next enumeration.
+        return compatible(items, lambda i: (i,))
 
 
 def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], name: bytes,

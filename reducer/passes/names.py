@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..text.lexer import tokenize
 from ..text.source import Source, walk
-from .cxx import simple_name
+from .cxx import DEFINE, directives, simple_name
 from .folding import scope_of
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
@@ -59,11 +59,47 @@ def uses(src: Source, name: bytes, decl: Node, counts: Counter) -> list[tuple[in
     return _ranges(src, name, decl, scope.end_byte, True) if declaration_counts(scope)[name] == 1 else None
 
 
+@functools.lru_cache(maxsize=4)
+def macro_arguments(src: Source) -> list[tuple[int, int]]:
+    """[start, end) of each argument list that a function-like macro the file defines is called
+    with, nested ones merged: a macro may paste its argument anywhere (ck_tile's
+    `TO_TUPLE_OF_SEQUENCE(impl, n, sizes)` into a lambda's capture list), so a name used there
+    cannot be replaced by what it stands for."""
+    text, toks = src.text, src.tokens
+    macros = set()
+    for start, end in directives(text):
+        m = DEFINE.match(text[start:end])
+        if m is not None and m.group(2) is not None:
+            macros.add(m.group(1))
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i + 1 < len(toks):
+        t = toks[i]
+        if t.kind == "ident" and text[t.start:t.end] in macros and text[toks[i + 1].start:toks[i + 1].end] == b"(":
+            depth, k = 0, i + 1
+            while k < len(toks):
+                lexeme = text[toks[k].start:toks[k].end]
+                depth += (lexeme == b"(") - (lexeme == b")")
+                if depth == 0:
+                    break
+                k += 1
+            spans.append((toks[i + 1].start, toks[min(k, len(toks) - 1)].end))
+            i = k  # the arguments' own macro calls lie inside this span
+        i += 1
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    k = bisect_left(spans, (pos + 1,)) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
+
+
 def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> list[tuple[int, int]] | None:
     """Uses of `name` up to `limit`, each widened over its qualifier (`S::kTaps`, `typename
     S::Mma`). A member access or a use before the declaration is another entity for a local,
-    and makes a file-wide name unsure."""
+    and makes a file-wide name unsure; so does a use in a macro's arguments (`macro_arguments`)."""
     toks, text, out = src.tokens, src.text, []
+    in_macros = macro_arguments(src)
 
     def lex(k: int) -> bytes:
         return text[toks[k].start:toks[k].end]
@@ -78,6 +114,8 @@ def _ranges(src: Source, name: bytes, decl: Node, limit: int, local: bool) -> li
         if t.start < decl.start_byte or (i and lex(i - 1) in (b".", b"->")):
             if local:
                 continue
+            return None
+        if _inside(in_macros, t.start):
             return None
         j = i
         while j >= 2 and lex(j - 1) == b"::" and toks[j - 2].kind == "ident":

@@ -88,6 +88,8 @@ def test_a_written_variable_or_a_call_is_not_forwarded():
                  b"auto x = a; g(x); o[0] = x;"):  # an `auto` copy may be passed to a `T&` and moved
         text = b"__device__ int g(int* p);\n__device__ void f(int* o, int a) { " + body + b" }\n"
         assert _items(text) == {}, body
+    const = b"__device__ int g(const int& p);\n__device__ void f(int* o, int a) { const auto x = a; o[g(x)] = 1; }\n"
+    assert list(_items(const)) == [b"const auto x = a;"]  # a `const` copy binds no `T&`
 
 
 def test_a_name_in_a_macros_arguments_is_not_forwarded_nor_made_its_value():

@@ -110,7 +110,8 @@ def _copied(node: Node) -> bool:
     """Whether the declaration `node` makes an `auto` copy: of a `const` object it is not
     `const`, and may be passed where a reference is written through."""
     type_ = node.child_by_field_name("type")
-    return type_ is not None and type_.text == b"auto"
+    return type_ is not None and type_.text == b"auto" and not any(c.text in (b"const", b"constexpr")
+                                                                    for c in node.children)
 
 
 def _argument(src: Source, start: int, end: int) -> bool:

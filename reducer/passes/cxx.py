@@ -10,6 +10,7 @@ import re
 from tree_sitter import Node
 
 from ..text.edits import Edit
+from ..text.lexer import Token
 
 # Nodes that hold a sequence of statements/declarations; their children can be deleted one by one.
 # ERROR is among them: inside a region neither grammar parses, each child is a run of tokens.
@@ -191,3 +192,24 @@ def written_address(node: Node) -> bool:
         declarator = parent.child_by_field_name("declarator")
         return declarator is not None and declarator.type == "pointer_declarator"
     return False
+
+
+def call_arguments(text: bytes, tokens: list[Token], i: int) -> tuple[list[bytes], int] | None:
+    """The arguments' texts of the call whose name is tokens[i] (a macro's: by the parentheses
+    alone), and the index of its `)`; None when no `(` follows or none closes it."""
+    if i + 1 >= len(tokens) or text[tokens[i + 1].start:tokens[i + 1].end] != b"(":
+        return None
+    depth, args, arg_start = 0, [], tokens[i + 1].end
+    for j in range(i + 1, len(tokens)):
+        s = text[tokens[j].start:tokens[j].end]
+        if s == b"(":
+            depth += 1
+        elif s == b")":
+            depth -= 1
+            if depth == 0:
+                args.append(text[arg_start:tokens[j].start].strip())
+                return args, j
+        elif s == b"," and depth == 1:
+            args.append(text[arg_start:tokens[j].start].strip())
+            arg_start = tokens[j].end
+    return None

@@ -19,7 +19,7 @@ from ..text.edits import Edit, Item, compatible
 from ..text.lexer import Token, tokenize
 from ..text.source import Source
 from .base import Pass
-from .cxx import CONTINUATION, DEFINE, directives, spaced
+from .cxx import CONTINUATION, DEFINE, call_arguments, directives, spaced
 
 _UNDEF = re.compile(rb"[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)\s*$")
 
@@ -96,7 +96,7 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
             args: list[bytes] = []
             close = i
         else:
-            call = _call(text, tokens, i)
+            call = call_arguments(text, tokens, i)
             if call is None:
                 return None
             args, close = call
@@ -115,26 +115,6 @@ def _expansion(text: bytes, tokens: list[Token], spans: list[tuple[int, int]], n
     if len(edits) == 1 + len(undefs):
         return None  # unused: `unused` and the line passes delete it
     return tuple(edits)
-
-
-def _call(text: bytes, tokens: list[Token], i: int) -> tuple[list[bytes], int] | None:
-    """The arguments' texts of the call whose name is tokens[i], and the index of its `)`."""
-    if i + 1 >= len(tokens) or text[tokens[i + 1].start:tokens[i + 1].end] != b"(":
-        return None
-    depth, args, arg_start = 0, [], tokens[i + 1].end
-    for j in range(i + 1, len(tokens)):
-        s = text[tokens[j].start:tokens[j].end]
-        if s == b"(":
-            depth += 1
-        elif s == b")":
-            depth -= 1
-            if depth == 0:
-                args.append(text[arg_start:tokens[j].start].strip())
-                return args, j
-        elif s == b"," and depth == 1:
-            args.append(text[arg_start:tokens[j].start].strip())
-            arg_start = tokens[j].end
-    return None
 
 
 def _crosses(spans: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..text.lexer import tokenize
 from ..text.source import Source, walk
-from .cxx import DEFINE, directives, simple_name
+from .cxx import DEFINE, call_arguments, directives, simple_name
 from .folding import scope_of
 
 _DECLARATORS = frozenset({"init_declarator", "parameter_declaration", "optional_parameter_declaration",
@@ -75,16 +75,10 @@ def macro_arguments(src: Source) -> list[tuple[int, int]]:
     i = 0
     while i + 1 < len(toks):
         t = toks[i]
-        if t.kind == "ident" and text[t.start:t.end] in macros and text[toks[i + 1].start:toks[i + 1].end] == b"(":
-            depth, k = 0, i + 1
-            while k < len(toks):
-                lexeme = text[toks[k].start:toks[k].end]
-                depth += (lexeme == b"(") - (lexeme == b")")
-                if depth == 0:
-                    break
-                k += 1
-            spans.append((toks[i + 1].start, toks[min(k, len(toks) - 1)].end))
-            i = k  # the arguments' own macro calls lie inside this span
+        call = call_arguments(text, toks, i) if t.kind == "ident" and text[t.start:t.end] in macros else None
+        if call is not None:
+            spans.append((toks[i + 1].start, toks[call[1]].end))
+            i = call[1]  # the arguments' own macro calls lie inside this span
         i += 1
     return spans
 
